@@ -1,0 +1,224 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Unbounded is Integer.MAX_VALUE, the JDK's "no limit" for pool sizes and
+// queue capacities.
+const Unbounded = math.MaxInt32
+
+// Flavor selects which ThreadPoolExecutor the model mirrors.
+type Flavor uint8
+
+const (
+	// JDK is java.util.concurrent.ThreadPoolExecutor (spec §1).
+	JDK Flavor = iota
+	// Tomcat is org.apache.tomcat.util.threads.ThreadPoolExecutor with its
+	// TaskQueue (spec §4, R63–R72).
+	Tomcat
+)
+
+func (f Flavor) String() string {
+	switch f {
+	case JDK:
+		return "jdk"
+	case Tomcat:
+		return "tomcat"
+	}
+	return fmt.Sprintf("Flavor(%d)", f)
+}
+
+// QueueKind names the BlockingQueue implementation behind the pool.
+type QueueKind uint8
+
+const (
+	// Linked is LinkedBlockingQueue, bounded or not (R44–R47).
+	Linked QueueKind = iota
+	// Array is ArrayBlockingQueue (R48).
+	Array
+	// Synchronous is SynchronousQueue (R49–R52).
+	Synchronous
+	// Priority is PriorityBlockingQueue (R53).
+	Priority
+	// TaskQueue is Tomcat's TaskQueue, a LinkedBlockingQueue whose offer
+	// refuses while the pool can still grow (R67).
+	TaskQueue
+)
+
+// QueueKinds lists the queue kinds by their scenario names.
+var queueNames = [...]string{Linked: "linked", Array: "array", Synchronous: "synchronous", Priority: "priority", TaskQueue: "tomcat"}
+
+func (k QueueKind) String() string {
+	if int(k) < len(queueNames) {
+		return queueNames[k]
+	}
+	return fmt.Sprintf("QueueKind(%d)", k)
+}
+
+// JavaName is the Java class the kind models, as a thread dump shows it.
+func (k QueueKind) JavaName() string {
+	switch k {
+	case Linked:
+		return "LinkedBlockingQueue"
+	case Array:
+		return "ArrayBlockingQueue"
+	case Synchronous:
+		return "SynchronousQueue"
+	case Priority:
+		return "PriorityBlockingQueue"
+	case TaskQueue:
+		return "TaskQueue"
+	}
+	return k.String()
+}
+
+// ParseQueueKind returns the kind named name, and whether it exists.
+func ParseQueueKind(name string) (QueueKind, bool) {
+	for i, n := range queueNames {
+		if n == name {
+			return QueueKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// QueueKindNames returns the scenario names of all queue kinds.
+func QueueKindNames() []string { return append([]string(nil), queueNames[:]...) }
+
+// HandOff is the order in which parked workers receive work.
+type HandOff uint8
+
+const (
+	// FIFO gives the next task to the worker that entered the wait list
+	// longest ago (condition queues, R40/R47; fair SynchronousQueue, R50).
+	FIFO HandOff = iota
+	// LIFO gives it to the worker that parked most recently (non-fair
+	// SynchronousQueue's stack, R50).
+	LIFO
+)
+
+func (h HandOff) String() string {
+	if h == LIFO {
+		return "LIFO"
+	}
+	return "FIFO"
+}
+
+// HandOff returns the order in which a queue of this kind hands tasks to
+// parked workers: LIFO only for a non-fair SynchronousQueue (R50); FIFO for
+// every lock-and-condition queue whatever its fairness (R47, R48, R53).
+func (k QueueKind) HandOff(fair bool) HandOff {
+	if k == Synchronous && !fair {
+		return LIFO
+	}
+	return FIFO
+}
+
+// Policy is a RejectedExecutionHandler (R32–R36).
+type Policy uint8
+
+const (
+	// AbortPolicy throws RejectedExecutionException to the caller (R32).
+	AbortPolicy Policy = iota
+	// CallerRunsPolicy runs the task on the submitting thread (R33).
+	CallerRunsPolicy
+	// DiscardPolicy drops the task silently (R34).
+	DiscardPolicy
+	// DiscardOldestPolicy drops the queue's head and retries (R35).
+	DiscardOldestPolicy
+)
+
+var policyNames = [...]string{AbortPolicy: "abort", CallerRunsPolicy: "caller-runs", DiscardPolicy: "discard", DiscardOldestPolicy: "discard-oldest"}
+
+func (p Policy) String() string {
+	if int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("Policy(%d)", p)
+}
+
+// ParsePolicy returns the policy named name, and whether it exists.
+func ParsePolicy(name string) (Policy, bool) {
+	for i, n := range policyNames {
+		if n == name {
+			return Policy(i), true
+		}
+	}
+	return 0, false
+}
+
+// PolicyNames returns the scenario names of the rejection policies.
+func PolicyNames() []string { return append([]string(nil), policyNames[:]...) }
+
+// Config is a pool's construction parameters: the arguments of the
+// ThreadPoolExecutor constructor plus what the model needs around it.
+type Config struct {
+	Flavor        Flavor
+	Core          int           // corePoolSize (Tomcat: minSpareThreads)
+	Max           int           // maximumPoolSize; Unbounded = Integer.MAX_VALUE
+	KeepAlive     time.Duration // keepAliveTime
+	CoreTimeOut   bool          // allowCoreThreadTimeOut
+	Prestart      bool          // prestartAllCoreThreads() after construction (Tomcat always, R65)
+	Queue         QueueKind
+	QueueCapacity int  // Unbounded for an unbounded queue; ignored for Synchronous
+	Fair          bool // SynchronousQueue / ArrayBlockingQueue fairness
+	Rejection     Policy
+	// ThreadLimit models the operating system refusing more threads
+	// (OutOfMemoryError: unable to create native thread, R11): addWorker
+	// fails once this many workers are alive. 0 means no limit.
+	ThreadLimit int
+}
+
+// ConfigError is a constructor or setter argument the JDK refuses.
+type ConfigError struct {
+	Field string // Config field in scenario spelling: core, max, keepAlive, ...
+	Msg   string // what is wrong, e.g. "must be > 0, got 0"
+	Rule  string // the spec rule, e.g. "R2"
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("model: %s: %s (%s)", e.Field, e.Msg, e.Rule)
+}
+
+// Validate applies the ThreadPoolExecutor constructor's argument checks (R2)
+// and allowCoreThreadTimeOut's (R24), plus the queue constructors'.
+func (c Config) Validate() error {
+	switch {
+	case c.Core < 0:
+		return &ConfigError{"core", fmt.Sprintf("must be >= 0, got %d", c.Core), "R2: corePoolSize < 0 throws IllegalArgumentException"}
+	case c.Max <= 0:
+		return &ConfigError{"max", fmt.Sprintf("must be > 0, got %d", c.Max), "R2: maximumPoolSize <= 0 throws IllegalArgumentException"}
+	case c.Max < c.Core:
+		return &ConfigError{"max", fmt.Sprintf("must be >= core (%d), got %d", c.Core, c.Max), "R2: maximumPoolSize < corePoolSize throws IllegalArgumentException"}
+	case c.KeepAlive < 0:
+		return &ConfigError{"keepAlive", fmt.Sprintf("must be >= 0, got %v", c.KeepAlive), "R2: keepAliveTime < 0 throws IllegalArgumentException"}
+	case c.CoreTimeOut && c.KeepAlive <= 0:
+		return &ConfigError{"allowCoreThreadTimeOut", "needs keepAlive > 0", "R24: core threads must have nonzero keep alive times"}
+	case c.Max > Unbounded:
+		return &ConfigError{"max", fmt.Sprintf("must be <= %d (Integer.MAX_VALUE), got %d", Unbounded, c.Max), "R2"}
+	case c.ThreadLimit < 0:
+		return &ConfigError{"threadLimit", fmt.Sprintf("must be >= 0, got %d", c.ThreadLimit), "R11"}
+	}
+	if int(c.Queue) >= len(queueNames) {
+		return &ConfigError{"queue.type", fmt.Sprintf("unknown queue kind %d", c.Queue), "R44–R53"}
+	}
+	if int(c.Rejection) >= len(policyNames) {
+		return &ConfigError{"rejection", fmt.Sprintf("unknown policy %d", c.Rejection), "R32–R35"}
+	}
+	if c.Queue != Synchronous && (c.QueueCapacity <= 0 || c.QueueCapacity > Unbounded) {
+		return &ConfigError{"queue.capacity", fmt.Sprintf("must be in 1..%d, got %d", Unbounded, c.QueueCapacity), "LinkedBlockingQueue/ArrayBlockingQueue(capacity <= 0) throw IllegalArgumentException"}
+	}
+	if c.Flavor == Tomcat && c.Queue != TaskQueue {
+		return &ConfigError{"queue.type", fmt.Sprintf("Tomcat's executor uses its TaskQueue, got %s", c.Queue), "R67"}
+	}
+	if c.Flavor != Tomcat && c.Queue == TaskQueue {
+		return &ConfigError{"queue.type", "TaskQueue needs Tomcat's executor (preset tomcat)", "R67"}
+	}
+	if c.Fair && c.Queue != Synchronous && c.Queue != Array {
+		return &ConfigError{"queue.fair", fmt.Sprintf("only synchronous and array queues take a fairness flag, got %s", c.Queue), "R48, R50"}
+	}
+	return nil
+}

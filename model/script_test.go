@@ -1,0 +1,338 @@
+package model
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Scripted model tests, one JDK behaviour per file in testdata/*.txt, in the
+// style of cockroachdb/datadriven: each case is a command, a line "----",
+// and the output the command must produce, then a blank line. A file opens
+// by quoting the rule it checks. Run with -rewrite to regenerate expected
+// output after a deliberate change, then read every diff before committing.
+//
+// Commands:
+//
+//	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
+//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat] [acto] [prestart] [limit=N]
+//	execute id=N service=D [fails] [priority=N]   (at the current time)
+//	advance D | advance to=T   fire completions and keepAlive timers in
+//	                           (time, completions-before-timers, arming order)
+//	set core=N | max=N | keepAlive=D | acto=true|false
+//	shutdown | shutdownNow | prestart
+//	dump                       workers, wait list and queue
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of scripted tests")
+
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) { runScript(t, file) })
+	}
+}
+
+type scriptCase struct {
+	cmd      string
+	want     string
+	lineNo   int
+	preamble string // comments and blank lines before the command
+}
+
+func parseScript(t *testing.T, file string) []scriptCase {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var cases []scriptCase
+	var pre []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			pre = append(pre, l)
+			continue
+		}
+		c := scriptCase{cmd: l, lineNo: i + 1, preamble: strings.Join(pre, "\n")}
+		pre = nil
+		i++
+		if i >= len(lines) || lines[i] != "----" {
+			t.Fatalf("%s:%d: want ---- after command", file, i+1)
+		}
+		var out []string
+		for i++; i < len(lines) && lines[i] != ""; i++ {
+			out = append(out, lines[i])
+		}
+		c.want = strings.Join(out, "\n")
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func runScript(t *testing.T, file string) {
+	cases := parseScript(t, file)
+	env := &scriptEnv{t: t}
+	var b strings.Builder
+	for _, c := range cases {
+		got := env.do(c.cmd)
+		if env.pool != nil {
+			env.pool.CheckInvariants()
+		}
+		if *rewrite {
+			if c.preamble != "" {
+				b.WriteString(c.preamble + "\n")
+			}
+			b.WriteString(c.cmd + "\n----\n")
+			if got != "" {
+				b.WriteString(got + "\n")
+			}
+			b.WriteString("\n")
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s:%d: %s\ngot:\n%s\nwant:\n%s", file, c.lineNo, c.cmd, got, c.want)
+		}
+	}
+	if *rewrite {
+		if err := os.WriteFile(file, []byte(strings.TrimRight(b.String(), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// scriptEnv is a minimal event loop for the model: completions and
+// keepAlive timers, ordered by (time, kind, arming order) as package sim
+// orders them (completions before timers at the same instant, M3).
+type scriptEnv struct {
+	t       *testing.T
+	pool    *Pool
+	now     time.Duration
+	pending []pendingEvent
+	seq     int
+	log     []string
+}
+
+type pendingEvent struct {
+	at      time.Duration
+	kind    int // 0 completion, 1 keepAlive
+	seq     int
+	w       *Worker
+	taskID  uint64
+	expired bool
+}
+
+func (e *scriptEnv) logf(format string, args ...any) {
+	e.log = append(e.log, fmt.Sprintf("%v: ", e.now)+fmt.Sprintf(format, args...))
+}
+
+func (e *scriptEnv) WorkerChanged(now time.Duration, w *Worker, from, to State) {
+	e.logf("worker %d %v -> %v", w.ID, from, to)
+}
+
+func (e *scriptEnv) TaskStarted(now time.Duration, w *Worker, t *Task) {
+	e.logf("worker %d runs task %d until %v (waited %v)", w.ID, t.ID, now+t.Service, now-t.Arrival)
+	e.seq++
+	e.pending = append(e.pending, pendingEvent{at: now + t.Service, kind: 0, seq: e.seq, w: w, taskID: t.ID})
+}
+
+func (e *scriptEnv) KeepAliveArmed(now time.Duration, w *Worker) {
+	e.seq++
+	e.pending = append(e.pending, pendingEvent{at: w.Deadline(), kind: 1, seq: e.seq, w: w})
+}
+
+func (e *scriptEnv) Rejected(now time.Duration, t *Task) {
+	e.logf("task %d rejected", t.ID)
+}
+
+func (e *scriptEnv) CallerRuns(now time.Duration, t *Task) {
+	e.logf("task %d runs on the caller until %v", t.ID, now+t.Service)
+}
+
+func (e *scriptEnv) Lost(now time.Duration, t *Task, why Outcome) {
+	e.logf("task %d lost: %v", t.ID, why)
+}
+
+func (e *scriptEnv) RunStateChanged(now time.Duration, from, to RunState) {
+	e.logf("pool %v -> %v", from, to)
+}
+
+func (e *scriptEnv) do(cmd string) string {
+	e.log = nil
+	fields := strings.Fields(cmd)
+	args := map[string]string{}
+	for _, f := range fields[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		args[k] = v
+	}
+	switch fields[0] {
+	case "new":
+		// A fresh pool starts a fresh clock; the old pool's events are dropped.
+		e.now, e.pending, e.pool = 0, nil, nil
+		cfg := Config{
+			Core:          e.atoi(args["core"]),
+			Max:           e.atoi(args["max"]),
+			KeepAlive:     e.dur(args["keepAlive"]),
+			QueueCapacity: Unbounded,
+		}
+		if q, ok := ParseQueueKind(args["queue"]); ok {
+			cfg.Queue = q
+		} else {
+			e.t.Fatalf("bad queue %q", args["queue"])
+		}
+		if c, ok := args["capacity"]; ok {
+			cfg.QueueCapacity = e.atoi(c)
+		}
+		_, cfg.Fair = args["fair"]
+		_, cfg.CoreTimeOut = args["acto"]
+		_, cfg.Prestart = args["prestart"]
+		if r, ok := args["rejection"]; ok {
+			pol, ok := ParsePolicy(r)
+			if !ok {
+				e.t.Fatalf("bad policy %q", r)
+			}
+			cfg.Rejection = pol
+		}
+		if args["flavor"] == "tomcat" {
+			cfg.Flavor = Tomcat
+		}
+		if l, ok := args["limit"]; ok {
+			cfg.ThreadLimit = e.atoi(l)
+		}
+		p, err := New(e.now, cfg, e)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		e.pool = p
+	case "execute":
+		id := uint64(e.atoi(args["id"]))
+		task := Task{ID: id, Arrival: e.now, Submit: e.now, Service: e.dur(args["service"])}
+		_, task.Fails = args["fails"]
+		if pr, ok := args["priority"]; ok {
+			task.Priority = int32(e.atoi(pr))
+		}
+		e.pool.Execute(e.now, task)
+	case "advance":
+		target := e.now
+		if to, ok := args["to"]; ok {
+			target = e.dur(to)
+		} else {
+			target += e.dur(fields[1])
+		}
+		e.advance(target)
+	case "set":
+		var err error
+		for _, f := range fields[1:] {
+			k, v, _ := strings.Cut(f, "=")
+			switch k {
+			case "core":
+				err = e.pool.SetCorePoolSize(e.now, e.atoi(v))
+			case "max":
+				err = e.pool.SetMaximumPoolSize(e.now, e.atoi(v))
+			case "keepAlive":
+				err = e.pool.SetKeepAliveTime(e.now, e.dur(v))
+			case "acto":
+				err = e.pool.AllowCoreThreadTimeOut(e.now, v == "true")
+			default:
+				e.t.Fatalf("bad set key %q", k)
+			}
+			if err != nil {
+				e.log = append(e.log, "error: "+err.Error())
+			}
+		}
+	case "shutdown":
+		e.pool.Shutdown(e.now)
+	case "shutdownNow":
+		e.pool.ShutdownNow(e.now)
+	case "prestart":
+		n := e.pool.PrestartAllCoreThreads(e.now)
+		e.log = append(e.log, fmt.Sprintf("started %d", n))
+	case "dump":
+		e.log = append(e.log, e.dump())
+	default:
+		e.t.Fatalf("unknown command %q", fields[0])
+	}
+	return strings.Join(e.log, "\n")
+}
+
+func (e *scriptEnv) advance(target time.Duration) {
+	for {
+		sort.SliceStable(e.pending, func(i, j int) bool {
+			a, b := e.pending[i], e.pending[j]
+			if a.at != b.at {
+				return a.at < b.at
+			}
+			if a.kind != b.kind {
+				return a.kind < b.kind
+			}
+			return a.seq < b.seq
+		})
+		if len(e.pending) == 0 || e.pending[0].at > target {
+			break
+		}
+		ev := e.pending[0]
+		e.pending = e.pending[1:]
+		e.now = ev.at
+		if ev.kind == 0 {
+			e.logf("worker %d finishes task %d", ev.w.ID, ev.taskID)
+			e.pool.TaskDone(e.now, ev.w)
+		} else if e.pool.KeepAliveExpired(e.now, ev.w) {
+			e.logf("worker %d keepAlive expired", ev.w.ID)
+		}
+		e.pool.CheckInvariants()
+	}
+	e.now = target
+}
+
+func (e *scriptEnv) dump() string {
+	p := e.pool
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v wc=%d core=%d max=%d busy=%d timed=%d untimed=%d largest=%d completed=%d",
+		p.RunState(), p.PoolSize(), p.cfg.Core, p.cfg.Max, p.Count(Running), p.Count(IdleTimed), p.Count(IdleUntimed),
+		p.LargestPoolSize(), p.CompletedTaskCount())
+	if p.cfg.Flavor == Tomcat {
+		fmt.Fprintf(&b, " submitted=%d", p.SubmittedCount())
+	}
+	p.Workers(func(w *Worker) {
+		fmt.Fprintf(&b, "\n  worker %d %v since %v", w.ID, w.State(), w.Since())
+		if t, ok := w.Task(); ok {
+			fmt.Fprintf(&b, " task %d", t.ID)
+		}
+		if w.State() == IdleTimed {
+			fmt.Fprintf(&b, " deadline %v", w.Deadline())
+		}
+	})
+	var parked []string
+	p.Parked(func(w *Worker) { parked = append(parked, strconv.Itoa(w.ID)) })
+	fmt.Fprintf(&b, "\n  next to receive a task: [%s]", strings.Join(parked, " "))
+	var queued []string
+	p.Queued(func(t *Task) { queued = append(queued, strconv.FormatUint(t.ID, 10)) })
+	fmt.Fprintf(&b, "\n  queue: [%s]", strings.Join(queued, " "))
+	return b.String()
+}
+
+func (e *scriptEnv) atoi(s string) int {
+	if s == "unbounded" {
+		return Unbounded
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		e.t.Fatalf("bad integer %q", s)
+	}
+	return n
+}
+
+func (e *scriptEnv) dur(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		e.t.Fatalf("bad duration %q", s)
+	}
+	return d
+}

@@ -1,0 +1,52 @@
+package model
+
+import "time"
+
+// Task is one Runnable handed to Execute. The model stores tasks by value so
+// a run allocates nothing per task.
+type Task struct {
+	ID       uint64
+	Arrival  time.Duration // when the submitter wanted to submit it
+	Submit   time.Duration // when Execute was called (later than Arrival if the submitter was blocked)
+	Service  time.Duration // how long it runs once started, drawn by the workload
+	Priority int32         // PriorityBlockingQueue order: lower runs first
+	Fails    bool          // it throws at its end, killing its worker (R14)
+}
+
+// Outcome is what became of a task that never ran on a pool worker.
+type Outcome uint8
+
+const (
+	// Aborted: AbortPolicy threw RejectedExecutionException to the caller (R32).
+	Aborted Outcome = iota
+	// Discarded: DiscardPolicy dropped it (R34).
+	Discarded
+	// DiscardedOldest: DiscardOldestPolicy polled it off the queue's head to
+	// make room for a newer task (R35).
+	DiscardedOldest
+	// DroppedAfterShutdown: CallerRuns or DiscardOldest received it after
+	// shutdown and dropped it (R33, R35, R36).
+	DroppedAfterShutdown
+	// Drained: ShutdownNow returned it to the caller unrun (R28).
+	Drained
+	// ThreadStartFailed: addWorker could not start a thread for it and the
+	// error reached the caller of execute (R11).
+	ThreadStartFailed
+	// RetryExhausted: DiscardOldestPolicy found nothing to drop (a saturated
+	// SynchronousQueue); the JDK recursion ends in StackOverflowError unless
+	// a worker frees up within microseconds (R35).
+	RetryExhausted
+)
+
+var outcomeNames = [...]string{
+	Aborted: "aborted", Discarded: "discarded", DiscardedOldest: "discarded-oldest",
+	DroppedAfterShutdown: "dropped-after-shutdown", Drained: "drained",
+	ThreadStartFailed: "thread-start-failed", RetryExhausted: "retry-exhausted",
+}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
