@@ -1,0 +1,242 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// ServiceSpec describes a service-time distribution. Times are durations;
+// dimensionless shape parameters are floats. Which fields apply depends on
+// Dist (see DistNames and the README).
+type ServiceSpec struct {
+	Dist  string        // constant | exponential | uniform | lognormal | gamma | pareto | weibull | empirical
+	Mean  time.Duration // constant (its value), exponential, lognormal, gamma, pareto, weibull
+	CV    float64       // lognormal, gamma, weibull: coefficient of variation (stddev / mean)
+	Min   time.Duration // uniform
+	Max   time.Duration // uniform
+	Alpha float64       // pareto tail index (> 1 for a finite mean)
+	// Samples are the empirical distribution's values in seconds, already
+	// read from their CSV column by the scenario loader.
+	Samples []float64
+}
+
+// DistNames lists the service distributions by scenario name.
+func DistNames() []string {
+	return []string{"constant", "exponential", "uniform", "lognormal", "gamma", "pareto", "weibull", "empirical"}
+}
+
+// Distribution draws service times.
+type Distribution interface {
+	// Sample draws one service time (never negative).
+	Sample() time.Duration
+	// Mean and Variance are the exact moments in seconds and seconds²
+	// (+Inf when infinite), used by closed-form checks and explanations.
+	Mean() float64
+	Variance() float64
+	// String describes the distribution and its parameters.
+	String() string
+}
+
+// ParamError is a distribution parameter that has no distribution.
+type ParamError struct {
+	Field, Msg, Allowed string
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("workloads: %s: %s (%s)", e.Field, e.Msg, e.Allowed)
+}
+
+// NewDistribution builds spec's distribution drawing from src.
+func NewDistribution(spec ServiceSpec, src rand.Source) (Distribution, error) {
+	mean := spec.Mean.Seconds()
+	needMean := func() error {
+		if spec.Mean <= 0 {
+			return &ParamError{"mean", fmt.Sprintf("must be > 0, got %v", spec.Mean), "a positive duration such as 50ms"}
+		}
+		return nil
+	}
+	needCV := func() error {
+		if !(spec.CV > 0) || math.IsInf(spec.CV, 0) {
+			return &ParamError{"cv", fmt.Sprintf("must be > 0, got %v", spec.CV), "cv = stddev/mean > 0; use exponential for cv 1 or constant for cv 0"}
+		}
+		return nil
+	}
+	switch spec.Dist {
+	case "constant":
+		if spec.Mean < 0 {
+			return nil, &ParamError{"mean", fmt.Sprintf("must be >= 0, got %v", spec.Mean), "a duration"}
+		}
+		return constantDist{spec.Mean}, nil
+	case "exponential":
+		if err := needMean(); err != nil {
+			return nil, err
+		}
+		return &rander{name: fmt.Sprintf("exponential(mean=%v)", spec.Mean), r: distuv.Exponential{Rate: 1 / mean, Src: src},
+			mean: mean, variance: mean * mean}, nil
+	case "uniform":
+		if spec.Min < 0 || spec.Max < spec.Min {
+			return nil, &ParamError{"max", fmt.Sprintf("need 0 <= min <= max, got min %v max %v", spec.Min, spec.Max), "0 <= min <= max"}
+		}
+		lo, hi := spec.Min.Seconds(), spec.Max.Seconds()
+		if lo == hi {
+			return constantDist{spec.Min}, nil
+		}
+		return &rander{name: fmt.Sprintf("uniform(min=%v, max=%v)", spec.Min, spec.Max), r: distuv.Uniform{Min: lo, Max: hi, Src: src},
+			mean: (lo + hi) / 2, variance: (hi - lo) * (hi - lo) / 12}, nil
+	case "lognormal":
+		if err := needMean(); err != nil {
+			return nil, err
+		}
+		if err := needCV(); err != nil {
+			return nil, err
+		}
+		s2 := math.Log1p(spec.CV * spec.CV)
+		return &rander{name: fmt.Sprintf("lognormal(mean=%v, cv=%g)", spec.Mean, spec.CV),
+			r:    distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2), Src: src},
+			mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}, nil
+	case "gamma":
+		if err := needMean(); err != nil {
+			return nil, err
+		}
+		if err := needCV(); err != nil {
+			return nil, err
+		}
+		k := 1 / (spec.CV * spec.CV)
+		return &rander{name: fmt.Sprintf("gamma(mean=%v, cv=%g)", spec.Mean, spec.CV),
+			r:    distuv.Gamma{Alpha: k, Beta: k / mean, Src: src},
+			mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}, nil
+	case "pareto":
+		if err := needMean(); err != nil {
+			return nil, err
+		}
+		if !(spec.Alpha > 1) || math.IsInf(spec.Alpha, 0) {
+			return nil, &ParamError{"alpha", fmt.Sprintf("must be > 1 for a finite mean, got %v", spec.Alpha), "alpha > 1; alpha > 2 for a finite variance"}
+		}
+		xm := mean * (spec.Alpha - 1) / spec.Alpha
+		v := math.Inf(1)
+		if spec.Alpha > 2 {
+			v = xm * xm * spec.Alpha / ((spec.Alpha - 1) * (spec.Alpha - 1) * (spec.Alpha - 2))
+		}
+		return &rander{name: fmt.Sprintf("pareto(mean=%v, alpha=%g)", spec.Mean, spec.Alpha),
+			r: distuv.Pareto{Xm: xm, Alpha: spec.Alpha, Src: src}, mean: mean, variance: v}, nil
+	case "weibull":
+		if err := needMean(); err != nil {
+			return nil, err
+		}
+		if err := needCV(); err != nil {
+			return nil, err
+		}
+		k, err := weibullShape(spec.CV)
+		if err != nil {
+			return nil, err
+		}
+		g1, _ := math.Lgamma(1 + 1/k)
+		lambda := mean / math.Exp(g1)
+		return &rander{name: fmt.Sprintf("weibull(mean=%v, cv=%g)", spec.Mean, spec.CV),
+			r:    distuv.Weibull{K: k, Lambda: lambda, Src: src},
+			mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}, nil
+	case "empirical":
+		if len(spec.Samples) == 0 {
+			return nil, &ParamError{"file", "no samples", "a CSV column of service times in seconds"}
+		}
+		return newEmpirical(spec.Samples, src)
+	}
+	return nil, &ParamError{"dist", fmt.Sprintf("unknown distribution %q", spec.Dist), "one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical"}
+}
+
+// weibullShape finds the shape k whose coefficient of variation is cv, by
+// bisection on cv(k) = sqrt(Γ(1+2/k)/Γ(1+1/k)² − 1), which decreases in k.
+func weibullShape(cv float64) (float64, error) {
+	cvOf := func(k float64) float64 {
+		a, _ := math.Lgamma(1 + 2/k)
+		b, _ := math.Lgamma(1 + 1/k)
+		return math.Sqrt(math.Exp(a-2*b) - 1)
+	}
+	lo, hi := 0.05, 500.0
+	if cv > cvOf(lo) || cv < cvOf(hi) {
+		return 0, &ParamError{"cv", fmt.Sprintf("%g is outside what a Weibull law reaches here", cv), fmt.Sprintf("%.3g < cv < %.3g", cvOf(hi), cvOf(lo))}
+	}
+	for i := 0; i < 200; i++ {
+		mid := (lo + hi) / 2
+		if cvOf(mid) > cv {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2, nil
+}
+
+// seconds converts a drawn value to a duration, rounding to the nanosecond
+// and clamping to [0, 100 years] so a heavy tail cannot overflow the clock.
+func seconds(x float64) time.Duration {
+	const maxS = 100 * 365 * 24 * 3600
+	switch {
+	case !(x > 0):
+		return 0
+	case x > maxS:
+		return maxS * time.Second
+	}
+	return time.Duration(math.Round(x * 1e9))
+}
+
+type constantDist struct{ d time.Duration }
+
+func (c constantDist) Sample() time.Duration { return c.d }
+func (c constantDist) Mean() float64         { return c.d.Seconds() }
+func (c constantDist) Variance() float64     { return 0 }
+func (c constantDist) String() string        { return fmt.Sprintf("constant(%v)", c.d) }
+
+// rander adapts a gonum distribution.
+type rander struct {
+	name           string
+	r              distuv.Rander
+	mean, variance float64
+}
+
+func (r *rander) Sample() time.Duration { return seconds(r.r.Rand()) }
+func (r *rander) Mean() float64         { return r.mean }
+func (r *rander) Variance() float64     { return r.variance }
+func (r *rander) String() string        { return r.name }
+
+// empirical draws uniformly from recorded samples (a bootstrap of the
+// recorded service times).
+type empirical struct {
+	samples        []time.Duration
+	rng            *rand.Rand
+	mean, variance float64
+	n              int
+	median         time.Duration
+}
+
+func newEmpirical(xs []float64, src rand.Source) (*empirical, error) {
+	e := &empirical{rng: rand.New(src), n: len(xs)}
+	var sum, sum2 float64
+	for i, x := range xs {
+		if !(x >= 0) || math.IsInf(x, 0) {
+			return nil, &ParamError{"samples", fmt.Sprintf("sample %d is %v", i+1, x), "finite service times >= 0 in seconds"}
+		}
+		e.samples = append(e.samples, seconds(x))
+		sum += x
+		sum2 += x * x
+	}
+	n := float64(len(xs))
+	e.mean = sum / n
+	e.variance = math.Max(0, sum2/n-e.mean*e.mean)
+	sorted := append([]time.Duration(nil), e.samples...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	e.median = sorted[len(sorted)/2]
+	return e, nil
+}
+
+func (e *empirical) Sample() time.Duration { return e.samples[e.rng.IntN(len(e.samples))] }
+func (e *empirical) Mean() float64         { return e.mean }
+func (e *empirical) Variance() float64     { return e.variance }
+func (e *empirical) String() string {
+	return fmt.Sprintf("empirical(%d samples, mean=%v, median=%v)", e.n, seconds(e.mean), e.median)
+}

@@ -1,0 +1,273 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Arrival is one task as the workload submits it.
+type Arrival struct {
+	At       time.Duration // when the submitter wants to submit it
+	Service  time.Duration // how long it runs
+	Priority int32         // for a priority queue: lower runs first
+	Fails    bool          // it throws at its end
+}
+
+// Source yields arrivals in non-decreasing time order.
+type Source interface {
+	// Next returns the next arrival, or false when the workload has ended
+	// (or failed: see Err).
+	Next() (Arrival, bool)
+	// Err returns the error that ended the workload early, if any.
+	Err() error
+	// Close releases files; it is safe to call more than once.
+	Close() error
+}
+
+// ArrivalSpec describes an arrival process.
+type ArrivalSpec struct {
+	Process string        // poisson | constant | onoff | burst
+	Rate    float64       // tasks per second: poisson, constant, onoff (while on)
+	On, Off time.Duration // onoff: lengths of the on and off periods, starting on
+	Count   int           // burst: tasks released at once
+	At      time.Duration // burst: offset of the first burst from the phase start
+	Every   time.Duration // burst: repeat period; 0 = once
+}
+
+// ProcessNames lists the arrival processes by scenario name.
+func ProcessNames() []string { return []string{"poisson", "constant", "onoff", "burst"} }
+
+// PrioritySpec draws task priorities uniformly from Min..Max (inclusive).
+// The zero value gives every task priority 0.
+type PrioritySpec struct {
+	Min, Max int32
+}
+
+// Phase is a stretch of traffic with one arrival process and service law.
+type Phase struct {
+	Duration time.Duration // 0: the phase runs to the end of the run
+	Arrivals ArrivalSpec
+	Service  ServiceSpec
+	Priority PrioritySpec
+}
+
+// Spec is a workload: either phases played in order, or a trace.
+type Spec struct {
+	Phases []Phase
+	// Trace is the path of a CSV trace (see OpenTrace); exclusive with Phases.
+	Trace string
+	// Failure is the probability that a task throws (0 ≤ Failure ≤ 1). A
+	// trace's fail column, when present, decides instead.
+	Failure float64
+}
+
+// New returns the source for spec, with its random streams derived from
+// seed (see NewStream).
+func New(spec Spec, seed uint64) (Source, error) {
+	if !(spec.Failure >= 0 && spec.Failure <= 1) {
+		return nil, &ParamError{"failure", fmt.Sprintf("must be a probability, got %v", spec.Failure), "0 <= failure <= 1"}
+	}
+	if spec.Trace != "" {
+		if len(spec.Phases) > 0 {
+			return nil, &ParamError{"trace", "a workload has either phases/arrivals or a trace", "one of them"}
+		}
+		return OpenTrace(spec.Trace, spec.Failure, seed)
+	}
+	if len(spec.Phases) == 0 {
+		return nil, &ParamError{"phases", "no traffic", "phases, arrivals+service, or trace"}
+	}
+	s := &phaseSource{
+		arrivals:   rand.New(NewStream(seed, StreamArrivals)),
+		failures:   rand.New(NewStream(seed, StreamFailures)),
+		priorities: rand.New(NewStream(seed, StreamPriorities)),
+		failure:    spec.Failure,
+	}
+	service := NewStream(seed, StreamService)
+	var start time.Duration
+	for i, ph := range spec.Phases {
+		if ph.Duration < 0 {
+			return nil, &ParamError{fmt.Sprintf("phases[%d].duration", i), fmt.Sprintf("must be >= 0, got %v", ph.Duration), "a duration"}
+		}
+		if ph.Duration == 0 && i != len(spec.Phases)-1 {
+			return nil, &ParamError{fmt.Sprintf("phases[%d].duration", i), "only the last phase may run to the end", "a duration > 0"}
+		}
+		if err := checkArrivals(ph.Arrivals); err != nil {
+			err.Field = fmt.Sprintf("phases[%d].arrivals.%s", i, err.Field)
+			return nil, err
+		}
+		if ph.Priority.Max < ph.Priority.Min {
+			return nil, &ParamError{fmt.Sprintf("phases[%d].priority.max", i), fmt.Sprintf("%d < min %d", ph.Priority.Max, ph.Priority.Min), "min <= max"}
+		}
+		d, err := NewDistribution(ph.Service, service)
+		if err != nil {
+			if pe, ok := err.(*ParamError); ok {
+				pe.Field = fmt.Sprintf("phases[%d].service.%s", i, pe.Field)
+			}
+			return nil, err
+		}
+		end := time.Duration(math.MaxInt64)
+		if ph.Duration > 0 {
+			end = start + ph.Duration
+		}
+		s.phases = append(s.phases, phaseState{Phase: ph, start: start, end: end, dist: d})
+		start = end
+	}
+	s.enter(0)
+	return s, nil
+}
+
+func checkArrivals(a ArrivalSpec) *ParamError {
+	rate := func() *ParamError {
+		if !(a.Rate >= 0) || math.IsInf(a.Rate, 0) {
+			return &ParamError{"rate", fmt.Sprintf("must be >= 0, got %v", a.Rate), "tasks per second, e.g. 300, 2/s, 90/min"}
+		}
+		return nil
+	}
+	switch a.Process {
+	case "poisson", "constant":
+		return rate()
+	case "onoff":
+		if err := rate(); err != nil {
+			return err
+		}
+		if a.On <= 0 || a.Off < 0 {
+			return &ParamError{"on", fmt.Sprintf("need on > 0 and off >= 0, got on %v off %v", a.On, a.Off), "durations"}
+		}
+	case "burst":
+		if a.Count < 0 {
+			return &ParamError{"count", fmt.Sprintf("must be >= 0, got %d", a.Count), "tasks released at once"}
+		}
+		if a.At < 0 || a.Every < 0 {
+			return &ParamError{"at", fmt.Sprintf("need at >= 0 and every >= 0, got at %v every %v", a.At, a.Every), "durations"}
+		}
+	default:
+		return &ParamError{"process", fmt.Sprintf("unknown arrival process %q", a.Process), "one of poisson, constant, onoff, burst"}
+	}
+	return nil
+}
+
+type phaseState struct {
+	Phase
+	start, end time.Duration
+	dist       Distribution
+}
+
+// phaseSource plays phases in order. Each process restarts at its phase's
+// start: memoryless processes lose nothing by it.
+type phaseSource struct {
+	phases     []phaseState
+	cur        int
+	arrivals   *rand.Rand
+	failures   *rand.Rand
+	priorities *rand.Rand
+	failure    float64
+
+	t        time.Duration // last arrival time (or the phase start)
+	k        int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
+	burstAt  time.Duration // burst: time of the current burst
+	done     bool
+}
+
+func (s *phaseSource) enter(i int) {
+	s.cur = i
+	if i >= len(s.phases) {
+		s.done = true
+		return
+	}
+	ph := &s.phases[i]
+	s.t, s.k = ph.start, 0
+	if ph.Arrivals.Process == "burst" {
+		s.burstAt = ph.start + ph.Arrivals.At
+		s.k = int64(ph.Arrivals.Count)
+	}
+}
+
+// nextTime returns the next arrival time within the current phase, or false
+// if the phase has no more arrivals.
+func (s *phaseSource) nextTime() (time.Duration, bool) {
+	ph := &s.phases[s.cur]
+	a := &ph.Arrivals
+	switch a.Process {
+	case "poisson":
+		if a.Rate <= 0 {
+			return 0, false
+		}
+		return s.t + seconds(s.arrivals.ExpFloat64()/a.Rate), true
+	case "constant":
+		if a.Rate <= 0 {
+			return 0, false
+		}
+		// t_k = start + k/rate, computed from k so no rounding accumulates.
+		t := ph.start + time.Duration(math.Round(float64(s.k)*1e9/a.Rate))
+		s.k++
+		return t, true
+	case "onoff":
+		if a.Rate <= 0 {
+			return 0, false
+		}
+		t := s.t + seconds(s.arrivals.ExpFloat64()/a.Rate)
+		cycle := a.On + a.Off
+		// Memoryless: a draw landing in an off period restarts at the next on.
+		if off := (t - ph.start) % cycle; off >= a.On {
+			onStart := t - off + cycle
+			t = onStart + seconds(s.arrivals.ExpFloat64()/a.Rate)
+			for (t-ph.start)%cycle >= a.On {
+				t = t - (t-ph.start)%cycle + cycle + seconds(s.arrivals.ExpFloat64()/a.Rate)
+			}
+		}
+		return t, true
+	case "burst":
+		if s.k == 0 {
+			if a.Every <= 0 || a.Count == 0 {
+				return 0, false
+			}
+			s.burstAt += a.Every
+			s.k = int64(a.Count)
+		}
+		s.k--
+		return s.burstAt, true
+	}
+	return 0, false
+}
+
+func (s *phaseSource) Next() (Arrival, bool) {
+	for !s.done {
+		t, ok := s.nextTime()
+		ph := &s.phases[s.cur]
+		if !ok || t >= ph.end {
+			s.enter(s.cur + 1)
+			continue
+		}
+		s.t = t
+		a := Arrival{At: t, Service: ph.dist.Sample()}
+		if s.failure > 0 {
+			a.Fails = s.failures.Float64() < s.failure
+		}
+		if p := ph.Priority; p.Max > p.Min {
+			a.Priority = p.Min + int32(s.priorities.Int64N(int64(p.Max-p.Min)+1))
+		} else {
+			a.Priority = p.Min
+		}
+		return a, true
+	}
+	return Arrival{}, false
+}
+
+func (s *phaseSource) Err() error   { return nil }
+func (s *phaseSource) Close() error { return nil }
+
+// Distributions returns each phase's service distribution, for
+// explanations and closed-form checks.
+func Distributions(src Source) []Distribution {
+	ps, ok := src.(*phaseSource)
+	if !ok {
+		return nil
+	}
+	out := make([]Distribution, len(ps.phases))
+	for i := range ps.phases {
+		out[i] = ps.phases[i].dist
+	}
+	return out
+}
