@@ -1,0 +1,84 @@
+// Package conformance runs the real Java thread pools on scripted traces, the ground truth
+// that poolsim's simulator is compared against: the JDK's ThreadPoolExecutor, Tomcat 10.1's
+// ThreadPoolExecutor with its TaskQueue, and Jetty 9.4's QueuedThreadPool.
+//
+// A Script (one pool, timed submissions, setter calls, shutdowns, sample times) is rendered as
+// text by Script.String and fed to a small Java program, the harness (sources in java/,
+// embedded in this package). Run compiles the harness once per process into a cache directory,
+// starts a JVM, and parses what it prints into a Result: pool snapshots, what happened to each
+// task and on which worker thread, when each worker was created and exited, and how late the
+// harness was against its own schedule. RunN repeats a run so that a test can measure the real
+// pool's run-to-run noise (MeasureNoise) and set its tolerances from it.
+//
+// # Script format
+//
+// One directive per line; '#' starts a comment; keys are key=value in any order; an unknown
+// directive or key, a repeated key or a bad value is an error (the harness exits with status 2
+// and one line FILE:LINE:COL: KEY: what is wrong (what is allowed), which Run returns as a
+// wrapped *inputerr.Error). Times are integer milliseconds from t=0, taken just before the pool
+// is built, after the JVM has warmed up. Timed directives must be in time order.
+//
+//	pool kind=jdk core=2 max=4 keepAliveMs=300 queue=linked capacity=2 fair=false rejection=abort allowCoreThreadTimeOut=false prestart=false
+//	submit at=0 id=1 serviceMs=500 [priority=3] [fail=true]
+//	set at=100 core=3 max=5           # keys applied in line order, each through its setter
+//	shutdown at=300                   # or shutdownNow at=300
+//	sample every=50 from=25 until=3000
+//	sample at=25,75,130
+//	end at=3000
+//
+// pool comes first, once. kind is jdk, tomcat or jetty; core and max are required (max may be
+// "unbounded", Integer.MAX_VALUE); keepAliveMs defaults to 60000. For jdk: queue is linked
+// (default), array, synchronous or priority; capacity is an integer or "unbounded" for linked
+// (default unbounded), required for array, absent for synchronous, unbounded for priority; fair
+// only for synchronous and array; prestart calls prestartAllCoreThreads. rejection is abort
+// (default), caller-runs, discard or discard-oldest. For tomcat the queue is always
+// TaskQueue(capacity), the constructor prestarts the core threads (R65), and rejection=abort
+// means Tomcat's default RejectPolicy (R66). For jetty core is minThreads, max maxThreads,
+// keepAliveMs idleTimeout, reservedThreads is 0, the queue is Jetty's unbounded default;
+// only rejection=abort, and no set allowCoreThreadTimeOut, shutdown or shutdownNow.
+//
+// A set whose setter would throw IllegalArgumentException at any step (core above max, R21;
+// max below core, R22; keepAliveMs 0 with allowCoreThreadTimeOut, R23/R24) is a script error,
+// found before the run starts.
+//
+// # How the harness runs a script
+//
+// One submitter thread makes the submissions in file order, each when its time comes
+// (sleep until at, then execute; never submit, so a failing task kills its worker, R14). If
+// execute blocks (CallerRunsPolicy runs the task on the submitter, R33), later submissions are
+// late and the actual times are recorded. A controller thread makes the set and shutdown calls,
+// so a blocked submitter does not delay them; directives with the same time run in file order
+// across both threads. A sampler thread takes the samples. At end, the last samples are taken,
+// then shutdownNow (Jetty: its queue is drained and its threads interrupted), running tasks are
+// given up to 2 s to stop, and everything is printed. A task sleeps serviceMs with Thread.sleep
+// and, if interrupted, stops early (Task.Interrupted).
+//
+// The harness warms up first (three throwaway pools of the same kind, queue and policy), and
+// starts its own threads before t=0, so the first events are not late. Its timing lines say how
+// well it kept its schedule; on the 2-core development machine, with other builds running,
+// lateness is typically below 1 ms. Tests space decisive events and samples 50–100 ms apart,
+// check Result.MaxLatenessMs against that margin, and rerun a run whose schedule slipped.
+//
+// # Output
+//
+// CSV lines on stdout, the first field naming the section ('#' lines are comments):
+//
+//	sample,t_ms,pool_size,busy,idle_timed,idle_untimed,queue_len,completed,rejected,largest,busy_counter,active,other,submitted_count,late_ms
+//	task,id,worker,submit_ms,start_ms,end_ms,outcome,note
+//	worker,index,created_ms,exited_ms,name
+//	event,at_ms,actual_ms,kind,detail
+//	timing,key,value
+//	warning,text
+//
+// The fields are described on Sample, Task, Worker, Event and Result. Worker indexes are the
+// creation order of the pool's threads: the M of the JDK's pool-N-thread-M and of Tomcat's
+// tomcat-exec-M, and a counter in the thread factory the harness gives Jetty (qtp-worker-M).
+//
+// # Environment
+//
+// Available and Require check for java, javac (on PATH, or in $POOLSIM_JAVA_HOME, or
+// Runner.JavaHome) and Debian's libtomcat10-java and libjetty9-java jars (DefaultJars). Require
+// skips a test when they are missing, and fails it when CI=true. The harness is compiled with
+// --release 17, so it runs on JDK 17 and on later JDKs such as Temurin 25
+// (Runner{JavaHome: "/usr/lib/jvm/temurin-25-jdk-amd64"}).
+package conformance

@@ -1,0 +1,520 @@
+package poolsim.conformance;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs one script against a real pool and prints what happened as CSV sections on stdout.
+ *
+ * <pre>
+ * java poolsim.conformance.Harness [--name NAME] FILE|-
+ * </pre>
+ *
+ * Exit status: 0 done; 2 bad script or usage (one line on stderr, FILE:LINE:COL: KEY: msg
+ * (allowed)); 1 a failure of the harness itself.
+ *
+ * <p>Threads: one submitter runs the submit directives in file order (sleep until at, execute);
+ * one controller runs set and shutdown directives; one sampler takes the samples; main ends the
+ * run. Directives with the same at run in file order across the submitter and the controller. A
+ * caller-runs task blocks only the submitter. Everything is printed after the run, so no output
+ * competes with the pool while it runs.
+ */
+public final class Harness {
+    private static final long MS = 1_000_000L;
+
+    private final Script s;
+    private volatile boolean ended;
+    private long t0;
+    private final List<String> warnings = new ArrayList<>();
+
+    private Harness(Script s) {
+        this.s = s;
+    }
+
+    public static void main(String[] args) {
+        String name = null;
+        String path = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--name") && i + 1 < args.length) {
+                name = args[++i];
+            } else if (path == null && !args[i].startsWith("--")) {
+                path = args[i];
+            } else {
+                usage("unexpected argument " + args[i]);
+            }
+        }
+        if (path == null) {
+            usage("missing script file");
+        }
+        if (name == null) {
+            name = path.equals("-") ? "stdin" : path;
+        }
+        List<String> lines;
+        try {
+            lines = path.equals("-")
+                    ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).lines().toList()
+                    : Files.readAllLines(Path.of(path), StandardCharsets.UTF_8);
+        } catch (IOException | java.io.UncheckedIOException x) {
+            System.err.println(name + ": cannot read script: " + x.getMessage());
+            System.exit(2);
+            return;
+        }
+        Script script;
+        try {
+            script = Script.parse(name, lines);
+        } catch (Script.Error e) {
+            System.err.println(e.format());
+            System.exit(2);
+            return;
+        }
+        int rc;
+        try {
+            rc = new Harness(script).run();
+        } catch (Throwable x) {
+            System.err.println("harness: " + x);
+            x.printStackTrace();
+            rc = 1;
+        }
+        System.out.flush();
+        System.exit(rc);
+    }
+
+    private static void usage(String msg) {
+        System.err.println("harness: " + msg + " (usage: java poolsim.conformance.Harness [--name NAME] FILE|-)");
+        System.exit(2);
+    }
+
+    // ----------------------------------------------------------------------------------------
+
+    /** One sample as printed. */
+    private static final class SampleRec {
+        long tMs;
+        long lateNanos;
+        long costNanos;
+        int poolSize;
+        int queueLen;
+        long completed;
+        long rejected;
+        int largest;
+        int busyCounter;
+        int active;
+        int submittedCount;
+        Recorder.Census census;
+    }
+
+    private int run() throws Exception {
+        // Jetty 9.4 logs through StdErrLog when no SLF4J is present; silence it (job failures are
+        // scripted and expected, R108).
+        System.setProperty("org.eclipse.jetty.util.log.class", "org.eclipse.jetty.util.log.StdErrLog");
+        System.setProperty("org.eclipse.jetty.LEVEL", "OFF");
+        System.setProperty("org.eclipse.jetty.util.log.announce", "false");
+        Thread.setDefaultUncaughtExceptionHandler((th, e) -> {
+            if (!(e instanceof Task.ScriptedFailure)) {
+                synchronized (warnings) {
+                    warnings.add("uncaught in " + th.getName() + ": " + e);
+                }
+            }
+        });
+
+        long w0 = System.nanoTime();
+        warmUp();
+        long warmupNanos = System.nanoTime() - w0;
+
+        Recorder rec = new Recorder();
+        Map<Integer, Task> tasks = new LinkedHashMap<>();
+        for (Script.Event e : s.events) {
+            if (e instanceof Script.Submit) {
+                Script.Submit sub = (Script.Submit) e;
+                tasks.put(sub.id, new Task(sub.id, sub.serviceMs, sub.priority, sub.fail, rec));
+            }
+        }
+        long[] eventActual = new long[s.events.size()];
+        long[] eventLate = new long[s.events.size()];
+        String[] eventDetail = new String[s.events.size()];
+        List<SampleRec> samples = new ArrayList<>(s.samples.size());
+        System.gc();
+        long[] gc0 = gcStats();
+
+        // The driver threads start before t=0 and wait for the pool, so that starting them does not
+        // delay the first events. t=0 is taken just before the pool is built: Tomcat's prestarted
+        // threads (R65) and Jetty's minThreads (R101) are created at t >= 0.
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        Pools.Pool[] poolRef = new Pools.Pool[1];
+        Thread submitter = new Thread(() -> {
+            if (await(go)) {
+                submitLoop(poolRef[0], tasks, eventActual, eventLate);
+            }
+        }, "harness-submitter");
+        Thread controller = new Thread(() -> {
+            if (await(go)) {
+                controlLoop(poolRef[0], tasks, eventActual, eventLate, eventDetail);
+            }
+        }, "harness-controller");
+        Thread sampler = new Thread(() -> {
+            if (await(go)) {
+                sampleLoop(poolRef[0], rec, samples);
+            }
+        }, "harness-sampler");
+        for (Thread th : new Thread[] {submitter, controller, sampler}) {
+            th.setDaemon(true);
+            th.start();
+        }
+        Thread.sleep(5); // let them reach the latch
+
+        t0 = System.nanoTime();
+        Pools.Pool pool;
+        try {
+            pool = Pools.create(s, rec);
+        } catch (IllegalArgumentException x) {
+            System.err.println(new Script.Error(s.file, s.poolLine, 0, "pool", "the constructor refused it: " + x, null).format());
+            return 2;
+        }
+        poolRef[0] = pool;
+        go.countDown();
+
+        long endDue = t0 + s.endMs * MS;
+        sleepUntil(endDue);
+        // Everything scheduled at or before end happens before it: wait for the sampler and the
+        // controller (which never block for long), and briefly for the submitter, which a
+        // caller-runs task may hold.
+        sampler.join();
+        controller.join(1000);
+        submitter.join(200);
+        ended = true;
+        long endNanos = System.nanoTime();
+        long endLate = endNanos - endDue;
+        List<Runnable> drained = pool.shutdownNow();
+        for (Runnable r : drained) {
+            if (r instanceof Task) {
+                ((Task) r).drained = true;
+            }
+        }
+        submitter.interrupt();
+        // Running tasks were interrupted by shutdownNow; give them a moment to finish.
+        long stopBy = System.nanoTime() + 2000 * MS;
+        while (System.nanoTime() < stopBy) {
+            boolean running = submitter.isAlive() || controller.isAlive();
+            for (Task t : tasks.values()) {
+                if (t.startNanos != 0 && t.endNanos == 0) {
+                    running = true;
+                    break;
+                }
+            }
+            if (!running) {
+                break;
+            }
+            LockSupport.parkNanos(MS);
+        }
+        long[] gc1 = gcStats();
+
+        PrintWriter out = new PrintWriter(new java.io.BufferedWriter(
+                new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8)), false);
+        out.println("# poolsim conformance harness, kind=" + s.kind.name().toLowerCase(Locale.ROOT) + ", java "
+                + System.getProperty("java.version"));
+        out.println("# sample,t_ms,pool_size,busy,idle_timed,idle_untimed,queue_len,completed,rejected,largest,"
+                + "busy_counter,active,other,submitted_count,late_ms");
+        long maxSampleLate = 0;
+        long maxSampleCost = 0;
+        int mismatches = 0;
+        long sumLate = 0;
+        int nLate = 0;
+        for (SampleRec r : samples) {
+            Recorder.Census c = r.census;
+            out.println("sample," + r.tMs + "," + r.poolSize + "," + c.busy + "," + c.idleTimed + "," + c.idleUntimed + ","
+                    + r.queueLen + "," + r.completed + "," + r.rejected + "," + r.largest + "," + r.busyCounter + ","
+                    + r.active + "," + c.other + "," + r.submittedCount + "," + ms(r.lateNanos));
+            maxSampleLate = Math.max(maxSampleLate, r.lateNanos);
+            maxSampleCost = Math.max(maxSampleCost, r.costNanos);
+            mismatches += c.stateCallMismatch;
+            sumLate += r.lateNanos;
+            nLate++;
+        }
+        out.println("# task,id,worker,submit_ms,start_ms,end_ms,outcome,note");
+        long maxSubmitLate = 0;
+        long maxSubmitDelay = 0;
+        long maxOverrun = 0;
+        for (Script.Event e : s.events) {
+            if (!(e instanceof Script.Submit)) {
+                continue;
+            }
+            Task t = tasks.get(((Script.Submit) e).id);
+            if (t.submitNanos != 0) {
+                maxSubmitLate = Math.max(maxSubmitLate, eventLate[e.index]);
+                maxSubmitDelay = Math.max(maxSubmitDelay, t.submitNanos - (t0 + e.atMs * MS));
+                sumLate += eventLate[e.index];
+                nLate++;
+            }
+            if (t.endNanos != 0 && !t.interrupted) {
+                maxOverrun = Math.max(maxOverrun, t.endNanos - t.startNanos - t.serviceMs * MS);
+            }
+            out.println("task," + t.id + "," + (t.startNanos != 0 ? t.worker : -1) + "," + time(t.submitNanos) + ","
+                    + time(t.startNanos) + "," + time(t.endNanos) + "," + t.outcome() + "," + t.note());
+        }
+        out.println("# worker,index,created_ms,exited_ms,name");
+        List<Recorder.WorkerRec> ws = new ArrayList<>(rec.workers);
+        ws.sort((a, b) -> Integer.compare(a.index, b.index));
+        for (Recorder.WorkerRec w : ws) {
+            long exit = w.exitNanos;
+            String exited = exit != 0 && exit - endNanos <= 0 ? time(exit) : "";
+            out.println("worker," + w.index + "," + time(w.createdNanos) + "," + exited + "," + w.thread.getName());
+        }
+        out.println("# event,at_ms,actual_ms,kind,detail");
+        long maxEventLate = 0;
+        for (Script.Event e : s.events) {
+            if (e instanceof Script.Submit) {
+                continue;
+            }
+            String kind = e instanceof Script.SetEvent ? "set" : ((Script.Shutdown) e).now ? "shutdownNow" : "shutdown";
+            if (eventActual[e.index] != 0) {
+                maxEventLate = Math.max(maxEventLate, eventLate[e.index]);
+                sumLate += eventLate[e.index];
+                nLate++;
+            }
+            out.println("event," + e.atMs + "," + time(eventActual[e.index]) + "," + kind + ","
+                    + (eventDetail[e.index] == null ? "" : eventDetail[e.index]));
+        }
+        out.println("event," + s.endMs + "," + time(endNanos) + ",end,drained=" + drained.size());
+        long maxLate = Math.max(Math.max(maxSampleLate, maxSubmitLate), Math.max(maxEventLate, endLate));
+        out.println("# timing,key,value");
+        out.println("timing,max_lateness_ms," + ms(maxLate));
+        out.println("timing,mean_lateness_ms," + (nLate == 0 ? "0.0" : ms(sumLate / nLate)));
+        out.println("timing,max_submit_lateness_ms," + ms(maxSubmitLate));
+        out.println("timing,max_event_lateness_ms," + ms(maxEventLate));
+        out.println("timing,max_sample_lateness_ms," + ms(maxSampleLate));
+        out.println("timing,end_lateness_ms," + ms(endLate));
+        out.println("timing,max_submit_delay_ms," + ms(maxSubmitDelay));
+        out.println("timing,max_sample_cost_ms," + ms(maxSampleCost));
+        out.println("timing,max_service_overrun_ms," + ms(maxOverrun));
+        out.println("timing,idle_state_call_mismatches," + mismatches);
+        out.println("timing,gc_count," + (gc1[0] - gc0[0]));
+        out.println("timing,gc_ms," + (gc1[1] - gc0[1]));
+        out.println("timing,warmup_ms," + ms(warmupNanos));
+        out.println("timing,java_version," + System.getProperty("java.version"));
+        out.println("timing,vm," + System.getProperty("java.vm.name").replace(',', ';'));
+        synchronized (warnings) {
+            warnings.addAll(rec.warnings);
+            for (String w : warnings) {
+                out.println("warning," + w.replace(',', ';').replace('\n', ' '));
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    private String time(long nanos) {
+        return nanos == 0 ? "" : ms(nanos - t0);
+    }
+
+    private static String ms(long nanos) {
+        return String.format(Locale.ROOT, "%.1f", nanos / 1e6);
+    }
+
+    private static long[] gcStats() {
+        long count = 0;
+        long time = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, gc.getCollectionCount());
+            time += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[] {count, time};
+    }
+
+    private static boolean await(java.util.concurrent.CountDownLatch go) {
+        try {
+            go.await();
+            return true;
+        } catch (InterruptedException x) {
+            return false;
+        }
+    }
+
+    /** Parks until deadline (System.nanoTime), or until the run has ended. */
+    private void sleepUntil(long deadline) {
+        for (;;) {
+            long d = deadline - System.nanoTime();
+            if (d <= 0) {
+                return;
+            }
+            LockSupport.parkNanos(d);
+            if (Thread.interrupted() && ended) {
+                return;
+            }
+        }
+    }
+
+    /** Waits until every earlier directive with the same at is done (file order across threads). */
+    private void awaitSameAt(Script.Event e) {
+        for (int j = e.index - 1; j >= 0; j--) {
+            Script.Event p = s.events.get(j);
+            if (p.atMs != e.atMs) {
+                break;
+            }
+            while (!p.done && !ended) {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+
+    private void submitLoop(Pools.Pool pool, Map<Integer, Task> tasks, long[] actual, long[] late) {
+        long prevReturn = t0;
+        for (Script.Event e : s.events) {
+            if (!(e instanceof Script.Submit)) {
+                continue;
+            }
+            awaitSameAt(e);
+            long due = t0 + e.atMs * MS;
+            sleepUntil(due);
+            if (ended) {
+                return;
+            }
+            Task t = tasks.get(((Script.Submit) e).id);
+            long now = System.nanoTime();
+            actual[e.index] = now;
+            // Lateness counts only the harness's own delay, not a caller-runs task that held us.
+            late[e.index] = now - Math.max(due, prevReturn);
+            t.submitNanos = now;
+            try {
+                pool.execute(t);
+            } catch (RejectedExecutionException x) {
+                if (t.startNanos == 0) {
+                    t.rejected = true;
+                }
+                pool.onExecuteRejected();
+            } catch (Task.ScriptedFailure x) {
+                // a failing task run by the caller (CallerRunsPolicy): its exception reaches us (R33)
+            } catch (RuntimeException | Error x) {
+                synchronized (warnings) {
+                    warnings.add("execute of task " + t.id + " threw " + x);
+                }
+            }
+            prevReturn = System.nanoTime();
+            e.done = true;
+        }
+    }
+
+    private void controlLoop(Pools.Pool pool, Map<Integer, Task> tasks, long[] actual, long[] late, String[] detail) {
+        for (Script.Event e : s.events) {
+            if (e instanceof Script.Submit) {
+                continue;
+            }
+            awaitSameAt(e);
+            long due = t0 + e.atMs * MS;
+            sleepUntil(due);
+            if (ended) {
+                return;
+            }
+            long now = System.nanoTime();
+            actual[e.index] = now;
+            late[e.index] = now - due;
+            if (e instanceof Script.SetEvent) {
+                StringBuilder d = new StringBuilder();
+                for (Script.Change ch : ((Script.SetEvent) e).changes) {
+                    try {
+                        pool.apply(ch.key, ch.value);
+                    } catch (IllegalArgumentException x) {
+                        // checkSets should have caught it; never print a partial result.
+                        System.err.println(s.runtimeError(e, ch.key, ch.col, "the setter threw " + x).format());
+                        System.out.flush();
+                        Runtime.getRuntime().halt(2);
+                    }
+                    if (d.length() > 0) {
+                        d.append(' ');
+                    }
+                    d.append(ch.key).append('=').append(ch.key.equals("allowCoreThreadTimeOut") ? String.valueOf(ch.value == 1)
+                            : ch.value == Script.UNBOUNDED && ch.key.equals("max") ? "unbounded" : String.valueOf(ch.value));
+                }
+                detail[e.index] = d.toString();
+            } else if (((Script.Shutdown) e).now) {
+                List<Runnable> drained = pool.shutdownNow();
+                for (Runnable r : drained) {
+                    if (r instanceof Task) {
+                        ((Task) r).drained = true;
+                    }
+                }
+                detail[e.index] = "drained=" + drained.size();
+            } else {
+                pool.shutdown();
+                detail[e.index] = "";
+            }
+            e.done = true;
+        }
+    }
+
+    private void sampleLoop(Pools.Pool pool, Recorder rec, List<SampleRec> out) {
+        for (long tMs : s.samples) {
+            long due = t0 + tMs * MS;
+            sleepUntil(due);
+            out.add(takeSample(pool, rec, tMs, due));
+        }
+    }
+
+    private static SampleRec takeSample(Pools.Pool pool, Recorder rec, long tMs, long due) {
+        long start = System.nanoTime();
+        SampleRec r = new SampleRec();
+        r.tMs = tMs;
+        r.lateNanos = start - due;
+        r.busyCounter = rec.busy.get();
+        r.census = rec.census();
+        r.poolSize = pool.poolSize();
+        r.queueLen = pool.queueLen();
+        r.completed = pool.completed();
+        r.rejected = pool.rejected();
+        r.largest = pool.largest();
+        r.active = pool.active();
+        r.submittedCount = pool.submittedCount();
+        r.costNanos = System.nanoTime() - start;
+        return r;
+    }
+
+    /**
+     * Loads and exercises every class the run will use, on a small pool of the same kind, queue and
+     * rejection policy: thread creation, queueing, hand-off, rejection, sampling, shutdownNow.
+     */
+    private void warmUp() throws Exception {
+        Script w = new Script(s.file);
+        w.kind = s.kind;
+        w.core = 1;
+        w.max = 2;
+        w.keepAliveMs = 1000;
+        w.queue = s.queue;
+        w.capacity = s.capacity == Script.UNBOUNDED || s.capacity == 0 ? s.capacity : 1;
+        w.fair = s.fair;
+        w.rejection = s.rejection;
+        w.prestart = s.prestart;
+        for (int round = 0; round < 3; round++) {
+            Recorder r = new Recorder();
+            Pools.Pool p = Pools.create(w, r);
+            long start = System.nanoTime();
+            for (int i = 0; i < 6; i++) {
+                Task t = new Task(-1 - i, 2, i % 3, false, r);
+                t.submitNanos = System.nanoTime();
+                try {
+                    p.execute(t);
+                } catch (RejectedExecutionException x) {
+                    t.rejected = true;
+                    p.onExecuteRejected();
+                }
+            }
+            sleepUntil(start + MS);
+            takeSample(p, r, 0, start);
+            sleepUntil(start + 15 * MS);
+            takeSample(p, r, 0, start);
+            ms(System.nanoTime() - start);
+            p.close();
+        }
+    }
+}

@@ -1,0 +1,677 @@
+package poolsim.conformance;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A parsed and validated harness script: one pool, the timed events that drive it and the sample
+ * instants. The text format is documented in the Go package conformance (script.go); this class is
+ * its only parser. Validation happens here, before anything runs, so that a bad script exits with
+ * status 2 and prints nothing on stdout.
+ */
+final class Script {
+    /** Integer.MAX_VALUE, what "unbounded" means for max and capacity. */
+    static final int UNBOUNDED = Integer.MAX_VALUE;
+
+    enum Kind { JDK, TOMCAT, JETTY }
+
+    final String file;
+
+    // The pool directive.
+    Kind kind;
+    int core;
+    int max;
+    long keepAliveMs = 60_000;
+    String queue = "linked";
+    int capacity = UNBOUNDED;
+    boolean fair;
+    String rejection = "abort";
+    boolean allowCoreThreadTimeOut;
+    boolean prestart;
+    int poolLine;
+
+    /** Submits, sets and shutdowns in file order (which is also time order, see parse). */
+    final List<Event> events = new ArrayList<>();
+    /** Sample instants in ms, sorted, without duplicates. */
+    final TreeSet<Long> samples = new TreeSet<>();
+    long endMs = -1;
+    int endLine;
+
+    Script(String file) {
+        this.file = file;
+    }
+
+    /** A timed directive other than sample and end. */
+    abstract static class Event {
+        long atMs;
+        int line;
+        int index; // position in events
+        volatile boolean done;
+    }
+
+    static final class Submit extends Event {
+        int id;
+        long serviceMs;
+        int priority;
+        boolean fail;
+    }
+
+    /** One key of a set directive, applied in line order. */
+    static final class Change {
+        final String key;
+        final long value; // booleans as 0/1
+        final int col;
+
+        Change(String key, long value, int col) {
+            this.key = key;
+            this.value = value;
+            this.col = col;
+        }
+    }
+
+    static final class SetEvent extends Event {
+        final List<Change> changes = new ArrayList<>();
+    }
+
+    static final class Shutdown extends Event {
+        boolean now;
+    }
+
+    /** An input error, printed like Go's inputerr: FILE:LINE:COL: KEY: msg (allowed). */
+    static final class Error extends Exception {
+        private static final long serialVersionUID = 1L;
+        final String file;
+        final int line;
+        final int col;
+        final String key;
+        final String msg;
+        final String allowed;
+
+        Error(String file, int line, int col, String key, String msg, String allowed) {
+            super(msg);
+            this.file = file;
+            this.line = line;
+            this.col = col;
+            this.key = key;
+            this.msg = msg;
+            this.allowed = allowed;
+        }
+
+        String format() {
+            StringBuilder b = new StringBuilder();
+            if (!file.isEmpty()) {
+                b.append(file);
+                if (line > 0) {
+                    b.append(':').append(line);
+                    if (col > 0) {
+                        b.append(':').append(col);
+                    }
+                }
+                b.append(": ");
+            }
+            if (key != null && !key.isEmpty()) {
+                b.append(key).append(": ");
+            }
+            b.append(msg);
+            if (allowed != null && !allowed.isEmpty()) {
+                b.append(" (").append(allowed).append(')');
+            }
+            return b.toString();
+        }
+    }
+
+    /** A key=value token with the 1-based column where it starts. */
+    private static final class Token {
+        final String key;
+        final String value;
+        final int col;
+
+        Token(String key, String value, int col) {
+            this.key = key;
+            this.value = value;
+            this.col = col;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Parsing
+
+    private static final String DIRECTIVES = "pool, submit, set, shutdown, shutdownNow, sample, end";
+
+    static Script parse(String file, List<String> lines) throws Error {
+        Script s = new Script(file);
+        Set<Integer> ids = new HashSet<>();
+        long lastAt = 0;
+        int lastAtLine = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            int lineNo = i + 1;
+            String raw = lines.get(i);
+            int hash = raw.indexOf('#');
+            String text = hash >= 0 ? raw.substring(0, hash) : raw;
+            List<String> words = new ArrayList<>();
+            List<Integer> cols = new ArrayList<>();
+            split(text, words, cols);
+            if (words.isEmpty()) {
+                continue;
+            }
+            String directive = words.get(0);
+            int dcol = cols.get(0);
+            Map<String, Token> kv = new LinkedHashMap<>();
+            for (int w = 1; w < words.size(); w++) {
+                String word = words.get(w);
+                int eq = word.indexOf('=');
+                if (eq <= 0) {
+                    throw new Error(file, lineNo, cols.get(w), word, "expected key=value", null);
+                }
+                String key = word.substring(0, eq);
+                if (kv.containsKey(key)) {
+                    throw new Error(file, lineNo, cols.get(w), key, "given twice", null);
+                }
+                kv.put(key, new Token(key, word.substring(eq + 1), cols.get(w)));
+            }
+            if (s.endMs >= 0 && !directive.equals("sample")) {
+                throw new Error(file, lineNo, dcol, directive, "after end", "only sample lines and comments may follow end");
+            }
+            if (s.kind == null && !directive.equals("pool")) {
+                throw new Error(file, lineNo, dcol, directive, "before the pool directive", "pool must come first");
+            }
+            switch (directive) {
+                case "pool":
+                    if (s.kind != null) {
+                        throw new Error(file, lineNo, dcol, "pool", "given twice (first on line " + s.poolLine + ")", null);
+                    }
+                    s.parsePool(lineNo, dcol, kv);
+                    continue;
+                case "sample":
+                    s.parseSample(lineNo, dcol, kv);
+                    continue;
+                default:
+                    break;
+            }
+            Event e;
+            switch (directive) {
+                case "submit":
+                    e = s.parseSubmit(lineNo, dcol, kv, ids);
+                    break;
+                case "set":
+                    e = s.parseSet(lineNo, dcol, kv);
+                    break;
+                case "shutdown":
+                case "shutdownNow": {
+                    if (s.kind == Kind.JETTY) {
+                        throw new Error(file, lineNo, dcol, directive, "not supported for kind=jetty",
+                                "QueuedThreadPool has no shutdown; use end");
+                    }
+                    Shutdown sd = new Shutdown();
+                    sd.now = directive.equals("shutdownNow");
+                    sd.atMs = s.at(lineNo, dcol, kv);
+                    s.noOtherKeys(lineNo, kv, "at");
+                    e = sd;
+                    break;
+                }
+                case "end":
+                    s.endMs = s.at(lineNo, dcol, kv);
+                    s.noOtherKeys(lineNo, kv, "at");
+                    s.endLine = lineNo;
+                    e = null;
+                    break;
+                default: {
+                    throw new Error(file, lineNo, dcol, directive, "unknown directive", DIRECTIVES);
+                }
+            }
+            long at = e != null ? e.atMs : s.endMs;
+            if (at < lastAt) {
+                throw new Error(file, lineNo, kv.get("at").col, "at",
+                        "at=" + at + " is earlier than at=" + lastAt + " on line " + lastAtLine,
+                        "timed directives in time order");
+            }
+            lastAt = at;
+            lastAtLine = lineNo;
+            if (e != null) {
+                e.line = lineNo;
+                e.index = s.events.size();
+                s.events.add(e);
+            }
+        }
+        if (s.kind == null) {
+            throw new Error(file, 0, 0, "pool", "missing", "one pool directive on the first line");
+        }
+        if (s.endMs < 0) {
+            throw new Error(file, 0, 0, "end", "missing", "end at=MS after the last event");
+        }
+        if (!s.samples.isEmpty() && s.samples.last() > s.endMs) {
+            throw new Error(file, s.endLine, 0, "sample", "sample at " + s.samples.last() + " ms is after end at=" + s.endMs,
+                    "samples at or before end");
+        }
+        s.checkSets();
+        return s;
+    }
+
+    private static void split(String text, List<String> words, List<Integer> cols) {
+        int i = 0;
+        int n = text.length();
+        while (i < n) {
+            while (i < n && Character.isWhitespace(text.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            while (i < n && !Character.isWhitespace(text.charAt(i))) {
+                i++;
+            }
+            if (i > start) {
+                words.add(text.substring(start, i));
+                cols.add(start + 1);
+            }
+        }
+    }
+
+    private void noOtherKeys(int line, Map<String, Token> kv, String... allowed) throws Error {
+        Set<String> ok = Set.of(allowed);
+        for (Token t : kv.values()) {
+            if (!ok.contains(t.key)) {
+                throw new Error(file, line, t.col, t.key, "unknown key", String.join(", ", allowed));
+            }
+        }
+    }
+
+    private long at(int line, int dcol, Map<String, Token> kv) throws Error {
+        Token t = kv.get("at");
+        if (t == null) {
+            throw new Error(file, line, dcol, "at", "missing", "at=MS, integer milliseconds from t=0");
+        }
+        return nonNegLong(line, t);
+    }
+
+    private long nonNegLong(int line, Token t) throws Error {
+        long v;
+        try {
+            v = Long.parseLong(t.value);
+        } catch (NumberFormatException x) {
+            throw new Error(file, line, t.col, t.key, "\"" + t.value + "\" is not an integer", "integer >= 0");
+        }
+        if (v < 0) {
+            throw new Error(file, line, t.col, t.key, t.value + " is negative", "integer >= 0");
+        }
+        return v;
+    }
+
+    private int intOrUnbounded(int line, Token t, boolean unboundedOK) throws Error {
+        if (unboundedOK && t.value.equals("unbounded")) {
+            return UNBOUNDED;
+        }
+        String allowed = unboundedOK ? "integer or \"unbounded\"" : "integer";
+        long v;
+        try {
+            v = Long.parseLong(t.value);
+        } catch (NumberFormatException x) {
+            throw new Error(file, line, t.col, t.key, "\"" + t.value + "\" is not an integer", allowed);
+        }
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new Error(file, line, t.col, t.key, t.value + " is out of range", "a 32-bit integer");
+        }
+        return (int) v;
+    }
+
+    private boolean bool(int line, Token t) throws Error {
+        if (t.value.equals("true")) {
+            return true;
+        }
+        if (t.value.equals("false")) {
+            return false;
+        }
+        throw new Error(file, line, t.col, t.key, "\"" + t.value + "\" is not a boolean", "true, false");
+    }
+
+    private String oneOf(int line, Token t, String... allowed) throws Error {
+        for (String a : allowed) {
+            if (a.equals(t.value)) {
+                return a;
+            }
+        }
+        throw new Error(file, line, t.col, t.key, "unknown value \"" + t.value + "\"", String.join(", ", allowed));
+    }
+
+    private void parsePool(int line, int dcol, Map<String, Token> kv) throws Error {
+        poolLine = line;
+        Token kt = kv.get("kind");
+        if (kt == null) {
+            throw new Error(file, line, dcol, "kind", "missing", "jdk, tomcat, jetty");
+        }
+        kind = Kind.valueOf(oneOf(line, kt, "jdk", "tomcat", "jetty").toUpperCase(java.util.Locale.ROOT));
+        switch (kind) {
+            case JDK:
+                noOtherKeys(line, kv, "kind", "core", "max", "keepAliveMs", "queue", "capacity", "fair", "rejection",
+                        "allowCoreThreadTimeOut", "prestart");
+                break;
+            case TOMCAT:
+                noOtherKeys(line, kv, "kind", "core", "max", "keepAliveMs", "queue", "capacity", "rejection",
+                        "allowCoreThreadTimeOut", "prestart");
+                break;
+            case JETTY:
+                noOtherKeys(line, kv, "kind", "core", "max", "keepAliveMs", "rejection");
+                break;
+        }
+        for (String req : new String[] {"core", "max"}) {
+            if (!kv.containsKey(req)) {
+                throw new Error(file, line, dcol, req, "missing", "integer" + (req.equals("max") ? " or \"unbounded\"" : ""));
+            }
+        }
+        Token coreT = kv.get("core");
+        Token maxT = kv.get("max");
+        core = intOrUnbounded(line, coreT, false);
+        max = intOrUnbounded(line, maxT, true);
+        Token kaT = kv.get("keepAliveMs");
+        if (kaT != null) {
+            keepAliveMs = nonNegLong(line, kaT);
+        }
+        if (kv.containsKey("rejection")) {
+            rejection = kind == Kind.JETTY
+                    ? oneOf(line, kv.get("rejection"), "abort")
+                    : oneOf(line, kv.get("rejection"), "abort", "caller-runs", "discard", "discard-oldest");
+        }
+        if (kv.containsKey("allowCoreThreadTimeOut")) {
+            allowCoreThreadTimeOut = bool(line, kv.get("allowCoreThreadTimeOut"));
+        }
+        Token qT = kv.get("queue");
+        Token capT = kv.get("capacity");
+        Token fairT = kv.get("fair");
+        switch (kind) {
+            case JDK:
+                if (qT != null) {
+                    queue = oneOf(line, qT, "linked", "array", "synchronous", "priority");
+                }
+                if (fairT != null) {
+                    fair = bool(line, fairT);
+                    if (fair && !queue.equals("synchronous") && !queue.equals("array")) {
+                        throw new Error(file, line, fairT.col, "fair", "queue=" + queue + " has no fair mode",
+                                "fair=true only with queue=synchronous or queue=array");
+                    }
+                }
+                switch (queue) {
+                    case "linked":
+                        if (capT != null) {
+                            capacity = positive(line, capT, true);
+                        }
+                        break;
+                    case "array":
+                        if (capT == null) {
+                            throw new Error(file, line, dcol, "capacity", "missing for queue=array", "integer >= 1");
+                        }
+                        capacity = positive(line, capT, false);
+                        break;
+                    case "synchronous":
+                        if (capT != null) {
+                            throw new Error(file, line, capT.col, "capacity", "queue=synchronous has no capacity", "leave it out");
+                        }
+                        capacity = 0;
+                        break;
+                    case "priority":
+                        if (capT != null && !capT.value.equals("unbounded")) {
+                            throw new Error(file, line, capT.col, "capacity", "PriorityBlockingQueue is unbounded",
+                                    "\"unbounded\" or leave it out");
+                        }
+                        break;
+                    default:
+                        break;
+                }
+                if (kv.containsKey("prestart")) {
+                    prestart = bool(line, kv.get("prestart"));
+                }
+                break;
+            case TOMCAT:
+                if (qT != null) {
+                    queue = oneOf(line, qT, "tomcat");
+                }
+                queue = "tomcat";
+                if (capT != null) {
+                    capacity = positive(line, capT, true);
+                }
+                if (kv.containsKey("prestart")) {
+                    Token pt = kv.get("prestart");
+                    if (!bool(line, pt)) {
+                        throw new Error(file, line, pt.col, "prestart", "Tomcat's constructor always prestarts core threads (R65)",
+                                "true, or leave it out");
+                    }
+                    prestart = true;
+                }
+                prestart = true;
+                break;
+            case JETTY:
+                queue = "jetty";
+                if (keepAliveMs > Integer.MAX_VALUE) {
+                    throw new Error(file, line, kaT.col, "keepAliveMs", "too large for Jetty's int idleTimeout", "<= 2147483647");
+                }
+                break;
+        }
+        // Constructor checks (R2 for JDK and Tomcat; QueuedThreadPool for Jetty).
+        if (core < 0) {
+            throw new Error(file, line, coreT.col, "core", core + " is negative", "integer >= 0");
+        }
+        if (max <= 0) {
+            throw new Error(file, line, maxT.col, "max", max + " is not positive", "integer >= 1 or \"unbounded\"");
+        }
+        if (max < core) {
+            throw new Error(file, line, maxT.col, "max", "max=" + max + " is below core=" + core, "max >= core");
+        }
+        if (allowCoreThreadTimeOut && keepAliveMs <= 0) {
+            throw new Error(file, line, kv.get("allowCoreThreadTimeOut").col, "allowCoreThreadTimeOut",
+                    "needs keepAliveMs > 0 (R24)", "keepAliveMs >= 1, or allowCoreThreadTimeOut=false");
+        }
+    }
+
+    private int positive(int line, Token t, boolean unboundedOK) throws Error {
+        int v = intOrUnbounded(line, t, unboundedOK);
+        if (v <= 0) {
+            throw new Error(file, line, t.col, t.key, v + " is not positive",
+                    unboundedOK ? "integer >= 1 or \"unbounded\"" : "integer >= 1");
+        }
+        return v;
+    }
+
+    private void parseSample(int line, int dcol, Map<String, Token> kv) throws Error {
+        noOtherKeys(line, kv, "every", "from", "until", "at");
+        Token atT = kv.get("at");
+        if (atT != null) {
+            for (String part : atT.value.split(",", -1)) {
+                long v;
+                try {
+                    v = Long.parseLong(part);
+                } catch (NumberFormatException x) {
+                    throw new Error(file, line, atT.col, "at", "\"" + part + "\" is not an integer", "comma-separated integers >= 0");
+                }
+                if (v < 0) {
+                    throw new Error(file, line, atT.col, "at", part + " is negative", "comma-separated integers >= 0");
+                }
+                samples.add(v);
+            }
+        }
+        Token everyT = kv.get("every");
+        Token fromT = kv.get("from");
+        Token untilT = kv.get("until");
+        if (everyT == null && (fromT != null || untilT != null)) {
+            throw new Error(file, line, dcol, "every", "missing", "every=MS with from= and until=");
+        }
+        if (everyT != null) {
+            long every = nonNegLong(line, everyT);
+            if (every == 0) {
+                throw new Error(file, line, everyT.col, "every", "0 is not positive", "integer >= 1");
+            }
+            if (untilT == null) {
+                throw new Error(file, line, dcol, "until", "missing", "until=MS with every=");
+            }
+            long from = fromT == null ? 0 : nonNegLong(line, fromT);
+            long until = nonNegLong(line, untilT);
+            if (until < from) {
+                throw new Error(file, line, untilT.col, "until", "until=" + until + " is before from=" + from, "until >= from");
+            }
+            if ((until - from) / every > 1_000_000) {
+                throw new Error(file, line, everyT.col, "every", "more than 1000000 samples", "fewer samples");
+            }
+            for (long t = from; t <= until; t += every) {
+                samples.add(t);
+            }
+        }
+        if (atT == null && everyT == null) {
+            throw new Error(file, line, dcol, "sample", "needs at= or every=", "at=T1,T2,... or every= from= until=");
+        }
+    }
+
+    private Submit parseSubmit(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
+        noOtherKeys(line, kv, "at", "id", "serviceMs", "priority", "fail");
+        Submit s = new Submit();
+        s.atMs = at(line, dcol, kv);
+        Token idT = kv.get("id");
+        if (idT == null) {
+            throw new Error(file, line, dcol, "id", "missing", "a unique integer >= 1");
+        }
+        s.id = intOrUnbounded(line, idT, false);
+        if (s.id <= 0) {
+            throw new Error(file, line, idT.col, "id", s.id + " is not positive", "a unique integer >= 1");
+        }
+        if (!ids.add(s.id)) {
+            throw new Error(file, line, idT.col, "id", "id " + s.id + " used twice", "a unique integer >= 1");
+        }
+        Token svT = kv.get("serviceMs");
+        if (svT == null) {
+            throw new Error(file, line, dcol, "serviceMs", "missing", "integer >= 0");
+        }
+        s.serviceMs = nonNegLong(line, svT);
+        Token prT = kv.get("priority");
+        if (prT != null) {
+            if (!queue.equals("priority")) {
+                throw new Error(file, line, prT.col, "priority", "only used with queue=priority", "leave it out");
+            }
+            s.priority = intOrUnbounded(line, prT, false);
+        }
+        Token fT = kv.get("fail");
+        if (fT != null) {
+            s.fail = bool(line, fT);
+        }
+        return s;
+    }
+
+    private SetEvent parseSet(int line, int dcol, Map<String, Token> kv) throws Error {
+        SetEvent e = new SetEvent();
+        e.atMs = at(line, dcol, kv);
+        if (kind == Kind.JETTY) {
+            noOtherKeys(line, kv, "at", "core", "max", "keepAliveMs");
+        } else {
+            noOtherKeys(line, kv, "at", "core", "max", "keepAliveMs", "allowCoreThreadTimeOut");
+        }
+        for (Token t : kv.values()) {
+            switch (t.key) {
+                case "at":
+                    break;
+                case "core":
+                    e.changes.add(new Change("core", intOrUnbounded(line, t, false), t.col));
+                    break;
+                case "max":
+                    e.changes.add(new Change("max", intOrUnbounded(line, t, true), t.col));
+                    break;
+                case "keepAliveMs": {
+                    long v = nonNegLong(line, t);
+                    if (kind == Kind.JETTY && v > Integer.MAX_VALUE) {
+                        throw new Error(file, line, t.col, "keepAliveMs", "too large for Jetty's int idleTimeout", "<= 2147483647");
+                    }
+                    e.changes.add(new Change("keepAliveMs", v, t.col));
+                    break;
+                }
+                case "allowCoreThreadTimeOut":
+                    e.changes.add(new Change("allowCoreThreadTimeOut", bool(line, t) ? 1 : 0, t.col));
+                    break;
+                default:
+                    break;
+            }
+        }
+        if (e.changes.isEmpty()) {
+            throw new Error(file, line, dcol, "set", "changes nothing",
+                    kind == Kind.JETTY ? "core=, max=, keepAliveMs=" : "core=, max=, keepAliveMs=, allowCoreThreadTimeOut=");
+        }
+        return e;
+    }
+
+    /**
+     * Replays the set directives against the setters' argument checks (R21–R24 for JDK and
+     * Tomcat), so that a setter that would throw is reported before the run, with its position.
+     * Jetty's setters never throw: setMinThreads/setMaxThreads drag the other bound along (R100).
+     */
+    private void checkSets() throws Error {
+        int c = core;
+        int m = max;
+        long k = keepAliveMs;
+        boolean acto = allowCoreThreadTimeOut;
+        for (Event ev : events) {
+            if (!(ev instanceof SetEvent)) {
+                continue;
+            }
+            for (Change ch : ((SetEvent) ev).changes) {
+                switch (ch.key) {
+                    case "core": {
+                        long n = ch.value;
+                        if (kind == Kind.JETTY) {
+                            if (n < 0) {
+                                throw new Error(file, ev.line, ch.col, "core", n + " is negative", "integer >= 0");
+                            }
+                            c = (int) n;
+                            m = Math.max(m, c);
+                        } else {
+                            if (n < 0 || n > m) {
+                                throw new Error(file, ev.line, ch.col, "core",
+                                        "setCorePoolSize(" + n + ") throws IllegalArgumentException with max=" + m + " (R21)",
+                                        "0 <= core <= max at that point; order the keys on the line");
+                            }
+                            c = (int) n;
+                        }
+                        break;
+                    }
+                    case "max": {
+                        long n = ch.value;
+                        if (kind == Kind.JETTY) {
+                            if (n <= 0) {
+                                throw new Error(file, ev.line, ch.col, "max", n + " is not positive", "integer >= 1");
+                            }
+                            m = (int) n;
+                            c = Math.min(c, m);
+                        } else {
+                            if (n <= 0 || n < c) {
+                                throw new Error(file, ev.line, ch.col, "max",
+                                        "setMaximumPoolSize(" + n + ") throws IllegalArgumentException with core=" + c + " (R22)",
+                                        "max >= 1 and max >= core at that point; order the keys on the line");
+                            }
+                            m = (int) n;
+                        }
+                        break;
+                    }
+                    case "keepAliveMs":
+                        if (ch.value == 0 && acto) {
+                            throw new Error(file, ev.line, ch.col, "keepAliveMs",
+                                    "setKeepAliveTime(0) throws IllegalArgumentException while allowCoreThreadTimeOut (R23)",
+                                    "keepAliveMs >= 1");
+                        }
+                        k = ch.value;
+                        break;
+                    case "allowCoreThreadTimeOut":
+                        if (ch.value == 1 && k <= 0) {
+                            throw new Error(file, ev.line, ch.col, "allowCoreThreadTimeOut",
+                                    "allowCoreThreadTimeOut(true) throws IllegalArgumentException with keepAliveMs=0 (R24)",
+                                    "set keepAliveMs >= 1 first");
+                        }
+                        acto = ch.value == 1;
+                        break;
+                    default:
+                        break;
+                }
+            }
+        }
+    }
+
+    /** The pool line as the Go side prints it; used in error messages at run time. */
+    Error runtimeError(Event e, String key, int col, String msg) {
+        return new Error(file, e.line, col, key, msg, null);
+    }
+}

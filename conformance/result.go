@@ -1,0 +1,330 @@
+package conformance
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Sample is one snapshot of the real pool at a scheduled time.
+//
+// Busy, IdleTimed, IdleUntimed and Other classify every live pool thread from one thread dump
+// (ThreadMXBean, one safepoint): a thread with the scripted task on its stack is busy; a thread
+// in getTask (JDK, Tomcat) or QueuedThreadPool$Runner.idleJobPoll (Jetty) is idle, timed when
+// TIMED_WAITING and untimed when WAITING (R57–R59), or by its queue call (poll or take) when
+// caught RUNNABLE (R52); anything else (starting, between two tasks, exiting) is Other.
+type Sample struct {
+	TMs         int64 // the scheduled time
+	PoolSize    int   // getPoolSize() (Jetty: getThreads())
+	Busy        int   // threads running a task, from the dump
+	IdleTimed   int   // idle in poll(keepAlive): TIMED_WAITING
+	IdleUntimed int   // idle in take(): WAITING
+	QueueLen    int   // getQueue().size() (Jetty: getQueueSize())
+	Completed   int64 // getCompletedTaskCount() (Jetty: the harness's count of finished tasks)
+	Rejected    int64 // rejection handler invocations (Tomcat abort, Jetty: RejectedExecutionException from execute)
+	Largest     int   // getLargestPoolSize() (Jetty: the harness's largest count of live threads)
+	// BusyCounter counts tasks inside their run method on pool threads, a cross-check of Busy.
+	BusyCounter int
+	// Active is getActiveCount() (Jetty: getBusyThreads()).
+	Active int
+	// Other counts live pool threads neither busy nor idle at the dump.
+	Other int
+	// SubmittedCount is Tomcat's submittedCount (R64); -1 for the other pools.
+	SubmittedCount int
+	// LateMs is how late the sample was taken.
+	LateMs float64
+}
+
+// Outcome is what became of a submitted task.
+type Outcome string
+
+// Task outcomes.
+const (
+	OutcomePool        Outcome = "pool"        // ran on a pool thread
+	OutcomeCaller      Outcome = "caller"      // ran on the submitter (CallerRunsPolicy, R33)
+	OutcomeRejected    Outcome = "rejected"    // execute threw RejectedExecutionException
+	OutcomeDiscarded   Outcome = "discarded"   // accepted but never run (DiscardPolicy, DiscardOldestPolicy's victim, CallerRuns after shutdown)
+	OutcomeDrained     Outcome = "drained"     // returned by shutdownNow (R28), mid-run or at the end
+	OutcomeUnsubmitted Outcome = "unsubmitted" // the run ended before its submission (a caller-runs task held the submitter)
+)
+
+// Task is what happened to one submitted task. Times are milliseconds from t=0 with 0.1 ms
+// resolution; NaN when the thing did not happen.
+type Task struct {
+	ID int
+	// Worker is the 1-based creation index of the thread that ran it, 0 for the submitter
+	// (caller-runs), -1 if it never ran.
+	Worker   int
+	SubmitMs float64 // when execute was called
+	StartMs  float64
+	EndMs    float64
+	Outcome  Outcome
+	// Interrupted: its sleep was cut short by an interrupt (shutdownNow).
+	Interrupted bool
+	// Failed: it threw its scripted RuntimeException.
+	Failed bool
+	// Unfinished: it was still running when the harness printed its results.
+	Unfinished bool
+}
+
+// Worker is one thread of the pool, by creation order.
+type Worker struct {
+	Index     int
+	CreatedMs float64 // when the pool's thread factory was called
+	ExitedMs  float64 // when its run method returned; NaN if it was alive at the end
+	Name      string
+}
+
+// Alive reports whether the worker was still alive at the end of the run.
+func (w Worker) Alive() bool { return math.IsNaN(w.ExitedMs) }
+
+// Event is a set, shutdown, shutdownNow or end directive as it happened.
+type Event struct {
+	AtMs     int64
+	ActualMs float64 // NaN if it never happened (the run ended first)
+	Kind     string  // set, shutdown, shutdownNow, end
+	Detail   string  // set: the changes; shutdownNow and end: drained=N
+}
+
+// Result is everything one harness run printed.
+type Result struct {
+	Samples []Sample
+	Tasks   []Task // in submission (file) order
+	Workers []Worker
+	Events  []Event
+	// MaxLatenessMs is the largest delay between a scheduled time (submit, set, shutdown,
+	// sample, end) and when it happened. A submit held back by a caller-runs task is measured
+	// from when the submitter was free again.
+	MaxLatenessMs float64
+	// Timing holds every timing line by key: max_lateness_ms, mean_lateness_ms,
+	// max_submit_lateness_ms, max_event_lateness_ms, max_sample_lateness_ms, end_lateness_ms,
+	// max_submit_delay_ms, max_sample_cost_ms, max_service_overrun_ms (how much longer than
+	// serviceMs a task slept), idle_state_call_mismatches, gc_count, gc_ms, warmup_ms,
+	// java_version, vm.
+	Timing map[string]string
+	// Warnings are anomalies the harness noticed (an unexpected exception, …).
+	Warnings []string
+	// Output is the harness's stdout, for logs.
+	Output string
+}
+
+// Sample returns the sample scheduled at tMs.
+func (r *Result) Sample(tMs int64) (Sample, bool) {
+	for _, s := range r.Samples {
+		if s.TMs == tMs {
+			return s, true
+		}
+	}
+	return Sample{}, false
+}
+
+// Task returns the task with the given id.
+func (r *Result) Task(id int) (Task, bool) {
+	for _, t := range r.Tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Task{}, false
+}
+
+// TimingMs returns a numeric timing value, or NaN if it is missing or not a number.
+func (r *Result) TimingMs(key string) float64 {
+	v, err := strconv.ParseFloat(r.Timing[key], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// ParseOutput reads the harness's stdout: CSV lines whose first field names the section
+// (sample, task, worker, event, timing, warning); lines starting with # are comments.
+func ParseOutput(r io.Reader) (*Result, error) {
+	res := &Result{Timing: map[string]string{}}
+	var raw strings.Builder
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		raw.WriteString(line)
+		raw.WriteByte('\n')
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, ",")
+		var err error
+		switch f[0] {
+		case "sample":
+			err = parseSample(res, f)
+		case "task":
+			err = parseTask(res, f)
+		case "worker":
+			err = parseWorker(res, f)
+		case "event":
+			err = parseEvent(res, f)
+		case "timing":
+			if len(f) != 3 {
+				err = fmt.Errorf("want 3 fields, got %d", len(f))
+				break
+			}
+			res.Timing[f[1]] = f[2]
+		case "warning":
+			res.Warnings = append(res.Warnings, strings.Join(f[1:], ","))
+		default:
+			err = fmt.Errorf("unknown section %q", f[0])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("conformance: parse output: line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("conformance: parse output: %w", err)
+	}
+	v, ok := res.Timing["max_lateness_ms"]
+	if !ok {
+		return nil, fmt.Errorf("conformance: parse output: no timing,max_lateness_ms line (truncated output?)")
+	}
+	var err error
+	if res.MaxLatenessMs, err = strconv.ParseFloat(v, 64); err != nil {
+		return nil, fmt.Errorf("conformance: parse output: max_lateness_ms: %w", err)
+	}
+	res.Output = raw.String()
+	return res, nil
+}
+
+// fields converts CSV fields with one parse error at most, remembering the first.
+type fields struct {
+	f   []string
+	err error
+}
+
+func (p *fields) atoi(i int, name string) int {
+	v, err := strconv.Atoi(p.f[i])
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %w", name, err)
+	}
+	return v
+}
+
+func (p *fields) atoi64(i int, name string) int64 {
+	v, err := strconv.ParseInt(p.f[i], 10, 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %w", name, err)
+	}
+	return v
+}
+
+// ms parses a time; an empty field is NaN (did not happen).
+func (p *fields) ms(i int, name string) float64 {
+	if p.f[i] == "" {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(p.f[i], 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %w", name, err)
+	}
+	return v
+}
+
+func parseSample(res *Result, f []string) error {
+	if len(f) != 15 {
+		return fmt.Errorf("sample: want 15 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	s := Sample{
+		TMs:            p.atoi64(1, "t_ms"),
+		PoolSize:       p.atoi(2, "pool_size"),
+		Busy:           p.atoi(3, "busy"),
+		IdleTimed:      p.atoi(4, "idle_timed"),
+		IdleUntimed:    p.atoi(5, "idle_untimed"),
+		QueueLen:       p.atoi(6, "queue_len"),
+		Completed:      p.atoi64(7, "completed"),
+		Rejected:       p.atoi64(8, "rejected"),
+		Largest:        p.atoi(9, "largest"),
+		BusyCounter:    p.atoi(10, "busy_counter"),
+		Active:         p.atoi(11, "active"),
+		Other:          p.atoi(12, "other"),
+		SubmittedCount: p.atoi(13, "submitted_count"),
+		LateMs:         p.ms(14, "late_ms"),
+	}
+	if p.err != nil {
+		return fmt.Errorf("sample: %w", p.err)
+	}
+	res.Samples = append(res.Samples, s)
+	return nil
+}
+
+func parseTask(res *Result, f []string) error {
+	if len(f) != 8 {
+		return fmt.Errorf("task: want 8 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	t := Task{
+		ID:       p.atoi(1, "id"),
+		Worker:   p.atoi(2, "worker"),
+		SubmitMs: p.ms(3, "submit_ms"),
+		StartMs:  p.ms(4, "start_ms"),
+		EndMs:    p.ms(5, "end_ms"),
+		Outcome:  Outcome(f[6]),
+	}
+	if p.err != nil {
+		return fmt.Errorf("task: %w", p.err)
+	}
+	switch t.Outcome {
+	case OutcomePool, OutcomeCaller, OutcomeRejected, OutcomeDiscarded, OutcomeDrained, OutcomeUnsubmitted:
+	default:
+		return fmt.Errorf("task: unknown outcome %q", f[6])
+	}
+	if f[7] != "" {
+		for _, note := range strings.Split(f[7], ";") {
+			switch note {
+			case "interrupted":
+				t.Interrupted = true
+			case "failed":
+				t.Failed = true
+			case "unfinished":
+				t.Unfinished = true
+			default:
+				return fmt.Errorf("task: unknown note %q", note)
+			}
+		}
+	}
+	res.Tasks = append(res.Tasks, t)
+	return nil
+}
+
+func parseWorker(res *Result, f []string) error {
+	if len(f) != 5 {
+		return fmt.Errorf("worker: want 5 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	w := Worker{
+		Index:     p.atoi(1, "index"),
+		CreatedMs: p.ms(2, "created_ms"),
+		ExitedMs:  p.ms(3, "exited_ms"),
+		Name:      f[4],
+	}
+	if p.err != nil {
+		return fmt.Errorf("worker: %w", p.err)
+	}
+	res.Workers = append(res.Workers, w)
+	return nil
+}
+
+func parseEvent(res *Result, f []string) error {
+	if len(f) != 5 {
+		return fmt.Errorf("event: want 5 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	e := Event{AtMs: p.atoi64(1, "at_ms"), ActualMs: p.ms(2, "actual_ms"), Kind: f[3], Detail: f[4]}
+	if p.err != nil {
+		return fmt.Errorf("event: %w", p.err)
+	}
+	res.Events = append(res.Events, e)
+	return nil
+}

@@ -1,0 +1,227 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Unbounded is what "unbounded" means for Pool.Max and Pool.Capacity: Integer.MAX_VALUE, the
+// value the JDK itself uses for an unbounded LinkedBlockingQueue and for newCachedThreadPool's
+// maximum (R83).
+const Unbounded = math.MaxInt32
+
+// Kind names a real pool implementation.
+type Kind string
+
+// The pools the harness can run.
+const (
+	// KindJDK is java.util.concurrent.ThreadPoolExecutor (spec §1).
+	KindJDK Kind = "jdk"
+	// KindTomcat is org.apache.tomcat.util.threads.ThreadPoolExecutor with a TaskQueue (spec §4).
+	KindTomcat Kind = "tomcat"
+	// KindJetty is Jetty 9.4's QueuedThreadPool with reservedThreads=0 (spec §7).
+	KindJetty Kind = "jetty"
+)
+
+// Queue names the work queue of a JDK pool. Tomcat always uses TaskQueue, Jetty its
+// BlockingArrayQueue; leave Queue empty for them.
+type Queue string
+
+// JDK work queues.
+const (
+	QueueLinked      Queue = "linked"      // LinkedBlockingQueue(capacity), FIFO hand-off (R44–R47)
+	QueueArray       Queue = "array"       // ArrayBlockingQueue(capacity, fair) (R48)
+	QueueSynchronous Queue = "synchronous" // SynchronousQueue(fair): LIFO unless fair (R49–R52)
+	QueuePriority    Queue = "priority"    // PriorityBlockingQueue, unbounded (R53)
+)
+
+// Rejection names a rejection policy (R32–R36). Jetty accepts only RejectAbort: its execute
+// throws RejectedExecutionException itself.
+type Rejection string
+
+// Rejection policies.
+const (
+	RejectAbort         Rejection = "abort" // AbortPolicy; Tomcat: its default RejectPolicy (R66)
+	RejectCallerRuns    Rejection = "caller-runs"
+	RejectDiscard       Rejection = "discard"
+	RejectDiscardOldest Rejection = "discard-oldest"
+)
+
+// Pool is the pool directive: which pool and how it is built.
+//
+// Zero values mean "leave the key out" and the harness's default applies (Queue linked,
+// Capacity unbounded, Rejection abort), except KeepAliveMs, which is always written: 0 is a
+// real keep-alive time. Fields that do not apply to a Kind must stay zero; the harness rejects
+// them (for example Queue or Fair for Jetty).
+type Pool struct {
+	Kind Kind
+	// Core is corePoolSize (Tomcat: minSpareThreads; Jetty: minThreads).
+	Core int
+	// Max is maximumPoolSize (Tomcat: maxThreads; Jetty: maxThreads); Unbounded prints "unbounded".
+	Max int
+	// KeepAliveMs is keepAliveTime (Jetty: idleTimeout) in milliseconds.
+	KeepAliveMs int64
+	Queue       Queue
+	// Capacity bounds a linked or array queue, or Tomcat's TaskQueue; 0 leaves it out
+	// (unbounded where that is allowed); Unbounded prints "unbounded".
+	Capacity               int
+	Fair                   bool // SynchronousQueue and ArrayBlockingQueue only
+	Rejection              Rejection
+	AllowCoreThreadTimeOut bool
+	// Prestart calls prestartAllCoreThreads() after construction (JDK; Tomcat always does, R65).
+	Prestart bool
+}
+
+// Submit is one task handed to execute at AtMs by the single submitter thread. The task sleeps
+// ServiceMs; with Fail it then throws a RuntimeException, which ends its JDK or Tomcat worker
+// (R14, R17) and is logged and survived by Jetty (R108).
+type Submit struct {
+	AtMs      int64
+	ID        int // unique, >= 1
+	ServiceMs int64
+	Priority  int // priority queue only: lower runs earlier
+	Fail      bool
+}
+
+// Change is one key of a set directive; build it with SetCore, SetMax, SetKeepAliveMs or
+// SetAllowCoreThreadTimeOut.
+type Change struct {
+	Key   string
+	Value string
+}
+
+// SetCore is setCorePoolSize(n) (R21); Jetty: setMinThreads.
+func SetCore(n int) Change { return Change{Key: "core", Value: strconv.Itoa(n)} }
+
+// SetMax is setMaximumPoolSize(n) (R22); Jetty: setMaxThreads. Unbounded prints "unbounded".
+func SetMax(n int) Change { return Change{Key: "max", Value: intOrUnbounded(n)} }
+
+// SetKeepAliveMs is setKeepAliveTime(ms, MILLISECONDS) (R23); Jetty: setIdleTimeout.
+func SetKeepAliveMs(ms int64) Change {
+	return Change{Key: "keepAliveMs", Value: strconv.FormatInt(ms, 10)}
+}
+
+// SetAllowCoreThreadTimeOut is allowCoreThreadTimeOut(v) (R24); not for Jetty.
+func SetAllowCoreThreadTimeOut(v bool) Change {
+	return Change{Key: "allowCoreThreadTimeOut", Value: strconv.FormatBool(v)}
+}
+
+// Set applies its changes at AtMs, one setter call per change, in slice order; a setter that
+// would throw IllegalArgumentException at any step (core above max, …) is a script error.
+type Set struct {
+	AtMs    int64
+	Changes []Change
+}
+
+// Shutdown calls shutdown() at AtMs (R27), or shutdownNow() (R28) when Now is set. Not for Jetty.
+type Shutdown struct {
+	AtMs int64
+	Now  bool
+}
+
+// Samples says when the harness takes a snapshot of the pool: every EveryMs from FromMs to
+// UntilMs inclusive (when EveryMs > 0), and at each of AtMs. All must be at or before the end.
+type Samples struct {
+	EveryMs, FromMs, UntilMs int64
+	AtMs                     []int64
+}
+
+// Script is one scripted run of a real pool, in milliseconds from t=0 (taken just before the
+// pool is built, after the JVM has warmed up). Its String method is the harness's input.
+//
+// Directives are written in time order. Directives with the same time run in the order String
+// writes them: submits, then sets, then shutdowns, each in slice order — the order of the
+// simulator's modelling note M3 (arrivals before configuration changes).
+type Script struct {
+	Pool      Pool
+	Submits   []Submit
+	Sets      []Set
+	Shutdowns []Shutdown
+	Samples   Samples
+	// EndMs stops the run: the last samples are taken, then shutdownNow (Jetty: its queue is
+	// drained and its threads interrupted) and the harness prints its results.
+	EndMs int64
+}
+
+func intOrUnbounded(n int) string {
+	if n == Unbounded {
+		return "unbounded"
+	}
+	return strconv.Itoa(n)
+}
+
+// String renders the script in the harness's text format, one directive per line.
+func (s Script) String() string {
+	var b strings.Builder
+	p := s.Pool
+	fmt.Fprintf(&b, "pool kind=%s core=%d max=%s keepAliveMs=%d", p.Kind, p.Core, intOrUnbounded(p.Max), p.KeepAliveMs)
+	if p.Queue != "" {
+		fmt.Fprintf(&b, " queue=%s", p.Queue)
+	}
+	if p.Capacity != 0 {
+		fmt.Fprintf(&b, " capacity=%s", intOrUnbounded(p.Capacity))
+	}
+	if p.Fair {
+		b.WriteString(" fair=true")
+	}
+	if p.Rejection != "" {
+		fmt.Fprintf(&b, " rejection=%s", p.Rejection)
+	}
+	if p.AllowCoreThreadTimeOut {
+		b.WriteString(" allowCoreThreadTimeOut=true")
+	}
+	if p.Prestart {
+		b.WriteString(" prestart=true")
+	}
+	b.WriteByte('\n')
+
+	type line struct {
+		at   int64
+		text string
+	}
+	var lines []line
+	for _, u := range s.Submits {
+		t := fmt.Sprintf("submit at=%d id=%d serviceMs=%d", u.AtMs, u.ID, u.ServiceMs)
+		if u.Priority != 0 {
+			t += fmt.Sprintf(" priority=%d", u.Priority)
+		}
+		if u.Fail {
+			t += " fail=true"
+		}
+		lines = append(lines, line{u.AtMs, t})
+	}
+	for _, e := range s.Sets {
+		t := fmt.Sprintf("set at=%d", e.AtMs)
+		for _, c := range e.Changes {
+			t += fmt.Sprintf(" %s=%s", c.Key, c.Value)
+		}
+		lines = append(lines, line{e.AtMs, t})
+	}
+	for _, e := range s.Shutdowns {
+		name := "shutdown"
+		if e.Now {
+			name = "shutdownNow"
+		}
+		lines = append(lines, line{e.AtMs, fmt.Sprintf("%s at=%d", name, e.AtMs)})
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at < lines[j].at })
+	for _, l := range lines {
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+	}
+	if s.Samples.EveryMs > 0 {
+		fmt.Fprintf(&b, "sample every=%d from=%d until=%d\n", s.Samples.EveryMs, s.Samples.FromMs, s.Samples.UntilMs)
+	}
+	if len(s.Samples.AtMs) > 0 {
+		at := make([]string, len(s.Samples.AtMs))
+		for i, t := range s.Samples.AtMs {
+			at[i] = strconv.FormatInt(t, 10)
+		}
+		fmt.Fprintf(&b, "sample at=%s\n", strings.Join(at, ","))
+	}
+	fmt.Fprintf(&b, "end at=%d\n", s.EndMs)
+	return b.String()
+}
