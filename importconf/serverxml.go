@@ -1,0 +1,762 @@
+package importconf
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/poolsim/poolsim/internal/inputerr"
+)
+
+// Sources of the Tomcat defaults. Every value was read from the Debian
+// libtomcat10-java 10.1.52 bytecode (javap -c) and agrees with the Tomcat
+// 10.1 documentation (webapps/docs/config/http.xml and executor.xml).
+const (
+	srcEndpoint = "Tomcat 10.1 AbstractEndpoint (docs config/http.xml)"
+	srcExecutor = "Tomcat 10.1 StandardThreadExecutor (docs config/executor.xml)"
+)
+
+// xmlAttr is an attribute with the position of its name.
+type xmlAttr struct {
+	name, value string
+	line, col   int
+}
+
+// xmlElem is a start tag of interest.
+type xmlElem struct {
+	name  string
+	attrs []xmlAttr
+	line  int
+	col   int
+}
+
+func (e *xmlElem) attr(name string) (xmlAttr, bool) {
+	for _, a := range e.attrs {
+		if a.name == name {
+			return a, true
+		}
+	}
+	return xmlAttr{}, false
+}
+
+// lineIndex maps byte offsets to 1-based line and column (in characters).
+type lineIndex struct {
+	data   []byte
+	starts []int
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	li := &lineIndex{data: data, starts: []int{0}}
+	for i, c := range data {
+		if c == '\n' {
+			li.starts = append(li.starts, i+1)
+		}
+	}
+	return li
+}
+
+func (li *lineIndex) pos(off int) (int, int) {
+	if off > len(li.data) {
+		off = len(li.data)
+	}
+	i := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return i + 1, utf8.RuneCount(li.data[li.starts[i]:off]) + 1
+}
+
+// attrOffset finds where attribute name starts inside a raw start tag.
+func attrOffset(raw []byte, name string) int {
+	from := 0
+	for {
+		i := bytes.Index(raw[from:], []byte(name))
+		if i < 0 {
+			return -1
+		}
+		i += from
+		j := i + len(name)
+		before := i > 0 && (raw[i-1] == ' ' || raw[i-1] == '\t' || raw[i-1] == '\n' || raw[i-1] == '\r')
+		k := j
+		for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
+			k++
+		}
+		if before && k < len(raw) && raw[k] == '=' {
+			return i
+		}
+		from = j
+	}
+}
+
+// normalizeAttr applies XML attribute-value normalization as a SAX parser
+// does for CDATA attributes: tab, newline and carriage return become spaces.
+func normalizeAttr(v string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, v)
+}
+
+// ParseServerXML reads a Tomcat server.xml from data (a file named name).
+//
+// It mirrors how Catalina's Digester builds the server: the root must be
+// <Server>; every <Service> holds <Executor> and <Connector> elements
+// (paths Server/Service/Executor and Server/Service/Connector, case
+// sensitive); attribute values get ${name} / ${name:-default} substitution
+// (IntrospectionUtils.replaceProperties); a Connector's executor="name" is
+// looked up among the Executors declared before it in the same Service
+// (ConnectorCreateRule.begin), and when found the Connector's own thread
+// attributes are ignored (R74).
+func ParseServerXML(name string, data []byte, opts Options) (*Settings, error) {
+	s := &Settings{File: name, Format: FormatServerXML, Files: []string{name}}
+	tomcatVer, verKnown := parseVersion(opts.TomcatVersion)
+	if opts.TomcatVersion != "" && !verKnown {
+		return nil, fmt.Errorf("importconf: TomcatVersion %q: not a version (want e.g. 10.1.52)", opts.TomcatVersion)
+	}
+	r := xmlReader{name: name, data: data, li: newLineIndex(data), opts: opts, tomcat: tomcatVer, tomcatKnown: verKnown, s: s}
+	if err := r.run(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type xmlReader struct {
+	name        string
+	data        []byte
+	li          *lineIndex
+	opts        Options
+	tomcat      [3]int
+	tomcatKnown bool
+	s           *Settings
+
+	portOffset  int
+	aprListener bool
+	// per Service: executor name -> pool index
+	executors map[string]int
+}
+
+func (r *xmlReader) run() error {
+	d := xml.NewDecoder(bytes.NewReader(r.data))
+	d.Strict = true
+	var stack []string
+	rootSeen := false
+	for {
+		off := int(d.InputOffset())
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			line := 0
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				line = se.Line
+				return &inputerr.Error{File: r.name, Line: line, Msg: "not well-formed XML: " + se.Msg, Err: err}
+			}
+			return &inputerr.Error{File: r.name, Msg: "not well-formed XML: " + err.Error(), Err: err}
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			end := int(d.InputOffset())
+			el, err := r.element(t, off, end)
+			if err != nil {
+				return err
+			}
+			if len(stack) == 0 {
+				if rootSeen {
+					return inputerr.New(r.name, el.line, el.col, "", "more than one root element", "one <Server> element")
+				}
+				rootSeen = true
+				if t.Name.Local != "Server" || t.Name.Space != "" {
+					return inputerr.New(r.name, el.line, el.col, "", fmt.Sprintf("the root element is <%s>, not <Server>: not a Tomcat server.xml", t.Name.Local), "conf/server.xml, whose root is <Server>")
+				}
+				if err := r.server(el); err != nil {
+					return err
+				}
+			}
+			stack = append(stack, t.Name.Local)
+			path := strings.Join(stack, "/")
+			switch {
+			case path == "Server/Service":
+				r.executors = map[string]int{}
+			case path == "Server/Service/Executor":
+				if err := r.executor(el); err != nil {
+					return err
+				}
+			case path == "Server/Service/Connector":
+				if err := r.connector(el); err != nil {
+					return err
+				}
+			case path == "Server/Listener":
+				if a, ok := el.attr("className"); ok && strings.HasSuffix(a.value, ".AprLifecycleListener") {
+					r.aprListener = true
+				}
+			case strings.HasPrefix(path, "Server/Service/Engine") && strings.HasSuffix(path, "/Valve"):
+				if a, ok := el.attr("className"); ok && strings.HasSuffix(a.value, "AccessLogValve") {
+					pat := xmlAttr{name: "pattern", value: "", line: el.line, col: el.col}
+					if p, ok := el.attr("pattern"); ok {
+						pat = p
+					}
+					v, err := r.resolve(pat)
+					if err != nil {
+						return err
+					}
+					if _, ok := el.attr("pattern"); !ok {
+						r.s.Notes = append(r.s.Notes, fmt.Sprintf("%s:%d: %s has no pattern: AccessLogValve then logs nothing (pattern defaults to empty)", r.name, el.line, a.value))
+						continue
+					}
+					r.s.AccessLogPatterns = append(r.s.AccessLogPatterns, Origin{Key: "pattern", Value: v, File: r.name, Line: pat.line, Col: pat.col})
+				}
+			}
+		case xml.EndElement:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if !rootSeen {
+		return inputerr.New(r.name, 0, 0, "", "no <Server> element: not a Tomcat server.xml", "conf/server.xml, whose root is <Server>")
+	}
+	r.finish()
+	return nil
+}
+
+// element collects a start tag's attributes with their positions and
+// rejects duplicates, as an XML parser must.
+func (r *xmlReader) element(t xml.StartElement, off, end int) (*xmlElem, error) {
+	line, col := r.li.pos(off)
+	el := &xmlElem{name: t.Name.Local, line: line, col: col}
+	if off < 0 || end > len(r.data) || off > end {
+		off, end = 0, 0
+	}
+	raw := r.data[off:end]
+	seen := map[string]bool{}
+	for _, a := range t.Attr {
+		n := a.Name.Local
+		if a.Name.Space != "" {
+			continue // xmlns and prefixed attributes are not Tomcat properties
+		}
+		if seen[n] {
+			return nil, inputerr.New(r.name, line, col, n, "attribute given twice", "each attribute once")
+		}
+		seen[n] = true
+		al, ac := line, col
+		if i := attrOffset(raw, n); i >= 0 {
+			al, ac = r.li.pos(off + i)
+		}
+		el.attrs = append(el.attrs, xmlAttr{name: n, value: normalizeAttr(a.Value), line: al, col: ac})
+	}
+	return el, nil
+}
+
+// resolve applies Tomcat's ${...} substitution to an attribute value.
+func (r *xmlReader) resolve(a xmlAttr) (string, error) {
+	v, missing := tomcatReplace(a.value, func(n string) (string, bool) {
+		v, ok := r.opts.Properties[n]
+		return v, ok
+	})
+	if len(missing) > 0 {
+		return "", inputerr.New(r.name, a.line, a.col, a.name,
+			fmt.Sprintf("unresolved placeholder ${%s}", missing[0]),
+			"give its value in Options.Properties (a system property or catalina.properties entry), or a default as ${"+missing[0]+":-value}")
+	}
+	return v, nil
+}
+
+func (r *xmlReader) origin(a xmlAttr, v string) Origin {
+	return Origin{Key: a.name, Value: v, File: r.name, Line: a.line, Col: a.col}
+}
+
+func (r *xmlReader) server(el *xmlElem) error {
+	if a, ok := el.attr("portOffset"); ok {
+		v, err := r.resolve(a)
+		if err != nil {
+			return err
+		}
+		n, perr := javaInt(v)
+		if perr != nil {
+			return inputerr.New(r.name, a.line, a.col, a.name, fmt.Sprintf("%q is not an integer (%v)", v, perr), "a decimal int")
+		}
+		r.portOffset = n
+	}
+	return nil
+}
+
+// intAttr reads an int attribute; ok is false when it is absent.
+func (r *xmlReader) intAttr(el *xmlElem, name string) (n int, o Origin, ok bool, err error) {
+	a, ok := el.attr(name)
+	if !ok {
+		return 0, Origin{}, false, nil
+	}
+	v, err := r.resolve(a)
+	if err != nil {
+		return 0, Origin{}, true, err
+	}
+	n, perr := javaInt(v)
+	if perr != nil {
+		return 0, Origin{}, true, inputerr.New(r.name, a.line, a.col, a.name,
+			fmt.Sprintf("%q is not an integer (%v); Tomcat would log a warning and keep its default", v, perr), "a decimal int, as java.lang.Integer.valueOf reads it")
+	}
+	return n, r.origin(a, v), true, nil
+}
+
+func (r *xmlReader) strAttr(el *xmlElem, name string) (string, Origin, bool, error) {
+	a, ok := el.attr(name)
+	if !ok {
+		return "", Origin{}, false, nil
+	}
+	v, err := r.resolve(a)
+	if err != nil {
+		return "", Origin{}, true, err
+	}
+	return v, r.origin(a, v), true, nil
+}
+
+// intSetting reads an int attribute into *dst, recording its origin or its
+// default.
+func (r *xmlReader) intSetting(p *Pool, el *xmlElem, name string, dst *int, def int, src string) error {
+	n, o, ok, err := r.intAttr(el, name)
+	if err != nil {
+		return err
+	}
+	if ok {
+		*dst = n
+		p.Found = append(p.Found, o)
+		return nil
+	}
+	*dst = def
+	p.Defaulted = append(p.Defaulted, Default{Key: name, Value: formatInt(def), Reason: src})
+	return nil
+}
+
+func (r *xmlReader) executor(el *xmlElem) error {
+	p := Pool{Kind: KindTomcatExecutor, File: r.name, Line: el.line, Prestart: true}
+	name, o, ok, err := r.strAttr(el, "name")
+	if err != nil {
+		return err
+	}
+	if !ok || name == "" {
+		return inputerr.New(r.name, el.line, el.col, "name", "<Executor> without a name", "a name that Connectors refer to with executor=\"…\"")
+	}
+	p.Name = name
+	p.Found = append(p.Found, o)
+	if cls, o, ok, err := r.strAttr(el, "className"); err != nil {
+		return err
+	} else if ok && cls != "org.apache.catalina.core.StandardThreadExecutor" {
+		p.Found = append(p.Found, o)
+		if strings.HasSuffix(cls, "VirtualThreadExecutor") {
+			p.VirtualThreads = true
+			p.Notes = append(p.Notes, cls+" runs each task on a new virtual thread: the pool numbers have no effect")
+		} else {
+			p.Notes = append(p.Notes, "className "+cls+" is not StandardThreadExecutor: its attributes were read as StandardThreadExecutor's")
+		}
+	}
+	var keepMS int
+	var maxThreads, minSpare int
+	if err := r.intSetting(&p, el, "maxThreads", &maxThreads, 200, srcExecutor); err != nil {
+		return err
+	}
+	if err := r.intSetting(&p, el, "minSpareThreads", &minSpare, 25, srcExecutor); err != nil {
+		return err
+	}
+	if err := r.intSetting(&p, el, "maxIdleTime", &keepMS, 60000, srcExecutor); err != nil {
+		return err
+	}
+	if err := r.intSetting(&p, el, "maxQueueSize", &p.MaxQueueSize, Unbounded, srcExecutor); err != nil {
+		return err
+	}
+	p.Max, p.Core = maxThreads, minSpare
+	p.KeepAlive = time.Duration(keepMS) * time.Millisecond
+	prefix, o, ok, err := r.strAttr(el, "namePrefix")
+	if err != nil {
+		return err
+	}
+	if ok {
+		p.ThreadNamePrefix = prefix
+		p.Found = append(p.Found, o)
+	} else {
+		p.ThreadNamePrefix = "tomcat-exec-"
+		p.Defaulted = append(p.Defaulted, Default{Key: "namePrefix", Value: "tomcat-exec-", Reason: srcExecutor})
+	}
+	if a, ok := el.attr("prestartminSpareThreads"); ok {
+		v, _ := r.resolve(a)
+		if r.tomcatKnown && !versionAtLeast(r.tomcat, [3]int{10, 1, 0}) {
+			p.Prestart = javaBool(v)
+			p.Found = append(p.Found, r.origin(a, v))
+			p.Notes = append(p.Notes, "Tomcat before 10.1 prestarts an Executor's minSpareThreads only with prestartminSpareThreads=\"true\" (default false); unverified for late 9.0.x releases, whose pool constructor may prestart anyway")
+		} else {
+			p.Ignored = append(p.Ignored, Ignored{Origin: r.origin(a, v), Reason: "Tomcat 10.1 has no prestartminSpareThreads (StandardThreadExecutor 10.1.52); its pool constructor prestarts minSpareThreads anyway (R65)"})
+		}
+	} else {
+		if r.tomcatKnown && !versionAtLeast(r.tomcat, [3]int{10, 1, 0}) {
+			p.Prestart = false
+			p.Defaulted = append(p.Defaulted, Default{Key: "prestartminSpareThreads", Value: "false", Reason: "Tomcat 9 StandardThreadExecutor (unverified for late 9.0.x releases)"})
+		} else {
+			p.Defaulted = append(p.Defaulted, Default{Key: "prestart", Value: "true", Reason: "Tomcat 10.1 ThreadPoolExecutor constructor calls prestartAllCoreThreads() (R65)"})
+		}
+	}
+	for _, n := range []string{"threadRenewalDelay", "threadPriority", "daemon"} {
+		if v, o, ok, err := r.strAttr(el, n); err != nil {
+			return err
+		} else if ok {
+			_ = v
+			p.Found = append(p.Found, o)
+		}
+	}
+	if err := checkPool(r.name, el, &p, "minSpareThreads", "maxThreads", "maxIdleTime", "maxQueueSize", "StandardThreadExecutor fails to start"); err != nil {
+		return err
+	}
+	r.noteCaseTypos(&p, el, []string{"name", "namePrefix", "maxThreads", "minSpareThreads", "maxIdleTime", "maxQueueSize", "threadPriority", "daemon", "threadRenewalDelay", "className", "prestartminSpareThreads"})
+	if _, dup := r.executors[name]; dup {
+		p.Notes = append(p.Notes, fmt.Sprintf("another <Executor name=%q> precedes this one in the Service: Connectors use that first one (StandardService.getExecutor returns the first match), so this pool is never used", name))
+	}
+	r.s.Pools = append(r.s.Pools, p)
+	if _, dup := r.executors[name]; !dup {
+		r.executors[name] = len(r.s.Pools) - 1
+	}
+	return nil
+}
+
+// checkPool rejects settings the pool constructor would refuse (R2).
+func checkPool(file string, el *xmlElem, p *Pool, coreKey, maxKey, keepKey, queueKey, consequence string) error {
+	at := func(k string) (int, int) {
+		if a, ok := el.attr(k); ok {
+			return a.line, a.col
+		}
+		return el.line, el.col
+	}
+	switch {
+	case p.VirtualThreads:
+		return nil
+	case p.Max <= 0:
+		l, c := at(maxKey)
+		return inputerr.New(file, l, c, maxKey, fmt.Sprintf("%d <= 0: the pool constructor throws IllegalArgumentException (R2) and %s", p.Max, consequence), "> 0")
+	case p.Core < 0:
+		l, c := at(coreKey)
+		return inputerr.New(file, l, c, coreKey, fmt.Sprintf("%d < 0: the pool constructor throws IllegalArgumentException (R2) and %s", p.Core, consequence), ">= 0")
+	case p.Core > p.Max:
+		l, c := at(coreKey)
+		return inputerr.New(file, l, c, coreKey, fmt.Sprintf("%d > %s %d: the pool constructor throws IllegalArgumentException (R2) and %s", p.Core, maxKey, p.Max, consequence), "<= "+maxKey)
+	case p.KeepAlive < 0:
+		l, c := at(keepKey)
+		return inputerr.New(file, l, c, keepKey, fmt.Sprintf("negative: the pool constructor throws IllegalArgumentException (R2) and %s", consequence), ">= 0")
+	case p.MaxQueueSize <= 0:
+		l, c := at(queueKey)
+		return inputerr.New(file, l, c, queueKey, fmt.Sprintf("%d <= 0: TaskQueue (a LinkedBlockingQueue) throws IllegalArgumentException and %s", p.MaxQueueSize, consequence), "> 0")
+	}
+	return nil
+}
+
+// noteCaseTypos notes attributes that differ from a known one only in case:
+// Tomcat's IntrospectionUtils matches setter names exactly, so
+// maxthreads="800" is silently ignored.
+func (r *xmlReader) noteCaseTypos(p *Pool, el *xmlElem, known []string) {
+	for _, a := range el.attrs {
+		for _, k := range known {
+			if a.name != k && strings.EqualFold(a.name, k) {
+				p.Ignored = append(p.Ignored, Ignored{Origin: r.origin(a, a.value), Reason: fmt.Sprintf("attribute names are case-sensitive: Tomcat ignores %s (did you mean %s?)", a.name, k)})
+			}
+		}
+	}
+}
+
+// connector protocol handlers: protocol attribute -> name prefix
+// (getNamePrefix of each ProtocolHandler, 10.1.52; Tomcat 9 APR ones from
+// its documentation).
+type protoInfo struct {
+	plain, sslFmt string // sslFmt has %s for the SSL implementation short name
+	ajp           bool
+	apr           bool
+}
+
+func protocolInfo(protocol string) (protoInfo, bool) {
+	switch protocol {
+	case "", "HTTP/1.1", "org.apache.coyote.http11.Http11NioProtocol":
+		return protoInfo{plain: "http-nio", sslFmt: "https-%s-nio"}, true
+	case "org.apache.coyote.http11.Http11Nio2Protocol":
+		return protoInfo{plain: "http-nio2", sslFmt: "https-%s-nio2"}, true
+	case "AJP/1.3", "org.apache.coyote.ajp.AjpNioProtocol":
+		return protoInfo{plain: "ajp-nio", ajp: true}, true
+	case "org.apache.coyote.ajp.AjpNio2Protocol":
+		return protoInfo{plain: "ajp-nio2", ajp: true}, true
+	case "org.apache.coyote.http11.Http11AprProtocol":
+		return protoInfo{plain: "http-apr", sslFmt: "https-openssl-apr", apr: true}, true
+	case "org.apache.coyote.ajp.AjpAprProtocol":
+		return protoInfo{plain: "ajp-apr", ajp: true, apr: true}, true
+	}
+	return protoInfo{}, false
+}
+
+// threadAttrs are the Connector attributes that configure its own pool; with
+// a shared Executor they do nothing (R74).
+var threadAttrs = []string{"maxThreads", "minSpareThreads", "threadsMaxIdleTime", "maxQueueSize", "threadPriority", "useVirtualThreads"}
+
+func (r *xmlReader) connector(el *xmlElem) error {
+	protocol, po, pok, err := r.strAttr(el, "protocol")
+	if err != nil {
+		return err
+	}
+	if !pok {
+		protocol = "HTTP/1.1"
+	}
+	info, known := protocolInfo(protocol)
+	var notes []string
+	if r.tomcatKnown && !versionAtLeast(r.tomcat, [3]int{10, 1, 0}) && (protocol == "HTTP/1.1" || protocol == "AJP/1.3") {
+		notes = append(notes, "Tomcat 9 picks the APR/native connector for "+protocol+" when the Tomcat Native library is installed: the name is then http-apr-/ajp-apr-… instead")
+	}
+
+	// Name: getNamePrefix() + "-" + (id | address "-" + port) (AbstractProtocol.getNameInternal).
+	sslOn := false
+	if v, _, ok, err := r.strAttr(el, "SSLEnabled"); err != nil {
+		return err
+	} else if ok {
+		sslOn = javaBool(v)
+	}
+	prefix := info.plain
+	if !known {
+		prefix = ""
+		notes = append(notes, "protocol "+protocol+" is not a Tomcat protocol handler importconf knows: thread names unknown")
+	}
+	if sslOn && info.sslFmt != "" {
+		short := "jsse"
+		impl, _, implOK, err := r.strAttr(el, "sslImplementationName")
+		if err != nil {
+			return err
+		}
+		switch {
+		case implOK && impl == "org.apache.tomcat.util.net.openssl.OpenSSLImplementation":
+			short = "openssl"
+		case implOK && strings.HasSuffix(impl, ".panama.OpenSSLImplementation"):
+			short = "opensslffm"
+		case !implOK && r.aprListener:
+			notes = append(notes, "with the Tomcat Native library installed, the AprLifecycleListener switches this connector to OpenSSL: its name is then https-openssl-nio-…")
+		}
+		if strings.Contains(info.sslFmt, "%s") {
+			prefix = fmt.Sprintf(info.sslFmt, short)
+		} else {
+			prefix = info.sslFmt
+		}
+	}
+	id := ""
+	if v, _, ok, err := r.strAttr(el, "useInheritedChannel"); err != nil {
+		return err
+	} else if ok && javaBool(v) {
+		id = "JVMInheritedChannel"
+	} else if v, _, ok, err := r.strAttr(el, "unixDomainSocketPath"); err != nil {
+		return err
+	} else if ok && v != "" {
+		id = v
+	}
+	port, portO, portOK, err := r.intAttr(el, "port")
+	if err != nil {
+		return err
+	}
+	if !portOK {
+		port = -1
+		notes = append(notes, "no port attribute: Tomcat uses -1")
+	}
+	portStr := strconv.Itoa(port + r.portOffset)
+	name := prefix + "-"
+	if id != "" {
+		name += id
+	} else {
+		if a, ok := el.attr("address"); ok {
+			v, err := r.resolve(a)
+			if err != nil {
+				return err
+			}
+			ha, note := javaHostAddress(v)
+			name += ha + "-"
+			if note != "" {
+				notes = append(notes, note)
+			}
+		}
+		if port+r.portOffset == 0 {
+			portStr = "auto-1"
+			notes = append(notes, "port 0 binds a free port at run time: Tomcat names the connector <prefix>-auto-N-<port> (N counts such connectors)")
+		}
+		name += portStr
+	}
+
+	conn := Connector{Name: name, Port: portStr, Protocol: protocol, Pool: -1, File: r.name, Line: el.line}
+	execName, eo, eok, err := r.strAttr(el, "executor")
+	if err != nil {
+		return err
+	}
+	var connFound []Origin
+	if pok {
+		connFound = append(connFound, po)
+	}
+	if portOK {
+		connFound = append(connFound, portO)
+	}
+	accept, maxConn := 100, 8192
+	var connDefaults []Default
+	if n, o, ok, err := r.intAttr(el, "acceptCount"); err != nil {
+		return err
+	} else if ok {
+		accept = n
+		connFound = append(connFound, o)
+	} else {
+		connDefaults = append(connDefaults, Default{Key: "acceptCount", Value: "100", Reason: srcEndpoint})
+	}
+	if n, o, ok, err := r.intAttr(el, "maxConnections"); err != nil {
+		return err
+	} else if ok {
+		maxConn = n
+		connFound = append(connFound, o)
+	} else {
+		connDefaults = append(connDefaults, Default{Key: "maxConnections", Value: "8192", Reason: srcEndpoint + "; NIO/NIO2 (APR in Tomcat 9: 8192 as well)"})
+	}
+
+	if eok {
+		if idx, found := r.executors[execName]; found {
+			conn.Executor = execName
+			conn.Pool = idx
+			p := &r.s.Pools[idx]
+			p.UsedBy = append(p.UsedBy, name)
+			eo.Key = "executor"
+			if len(p.UsedBy) == 1 {
+				p.AcceptCount, p.MaxConnections = accept, maxConn
+				p.Found = append(p.Found, eo)
+				p.Found = append(p.Found, connFound...)
+				p.Defaulted = append(p.Defaulted, connDefaults...)
+			} else {
+				p.Notes = append(p.Notes, fmt.Sprintf("connector %s (line %d) also uses this executor, with acceptCount %d and maxConnections %d", name, el.line, accept, maxConn))
+			}
+			for _, n := range threadAttrs {
+				if a, ok := el.attr(n); ok {
+					p.Ignored = append(p.Ignored, Ignored{Origin: r.origin(a, a.value), Reason: fmt.Sprintf("connector %s uses executor %q, so its own thread attributes are ignored (R74)", name, execName)})
+				}
+			}
+			p.Notes = append(p.Notes, notes...)
+			r.s.Connectors = append(r.s.Connectors, conn)
+			return nil
+		}
+		notes = append(notes, fmt.Sprintf("executor=%q names no <Executor> declared before this Connector in its Service: Tomcat then gives the Connector its own pool (ConnectorCreateRule)", execName))
+	}
+
+	p := Pool{Kind: KindTomcatConnector, Name: name, File: r.name, Line: el.line, Prestart: true,
+		AcceptCount: accept, MaxConnections: maxConn, Notes: notes}
+	if known || prefix != "" {
+		p.ThreadNamePrefix = name + "-exec-"
+	}
+	p.Found = append(p.Found, connFound...)
+	p.Defaulted = append(p.Defaulted, connDefaults...)
+	var maxThreads, minSpare, keepMS int
+	if err := r.intSetting(&p, el, "maxThreads", &maxThreads, 200, srcEndpoint); err != nil {
+		return err
+	}
+	if err := r.intSetting(&p, el, "minSpareThreads", &minSpare, 10, srcEndpoint); err != nil {
+		return err
+	}
+	if err := r.idleSetting(&p, el, &keepMS); err != nil {
+		return err
+	}
+	if err := r.intSetting(&p, el, "maxQueueSize", &p.MaxQueueSize, Unbounded, srcEndpoint); err != nil {
+		return err
+	}
+	p.Max = maxThreads
+	// AbstractEndpoint.getMinSpareThreads() = min(minSpareThreads, maxThreads) (R73).
+	p.Core = min(minSpare, maxThreads)
+	if minSpare > maxThreads {
+		p.Notes = append(p.Notes, fmt.Sprintf("minSpareThreads %d > maxThreads %d: Tomcat uses core = min(minSpareThreads, maxThreads) = %d (R73)", minSpare, maxThreads, p.Core))
+	}
+	p.KeepAlive = time.Duration(keepMS) * time.Millisecond
+	p.Defaulted = append(p.Defaulted, Default{Key: "prestart", Value: "true", Reason: "Tomcat's ThreadPoolExecutor constructor calls prestartAllCoreThreads() (R65)"})
+	if v, o, ok, err := r.strAttr(el, "useVirtualThreads"); err != nil {
+		return err
+	} else if ok && javaBool(v) {
+		p.VirtualThreads = true
+		p.Found = append(p.Found, o)
+		p.Notes = append(p.Notes, "useVirtualThreads=\"true\": the connector runs each request on a new virtual thread (VirtualThreadExecutor); the pool numbers have no effect")
+	}
+	if err := checkPool(r.name, el, &p, "minSpareThreads", "maxThreads", "threadsMaxIdleTime", "maxQueueSize", "the connector fails to start"); err != nil {
+		return err
+	}
+	r.noteCaseTypos(&p, el, append([]string{"executor", "port", "protocol", "acceptCount", "maxConnections", "address"}, threadAttrs...))
+	r.s.Pools = append(r.s.Pools, p)
+	conn.Pool = len(r.s.Pools) - 1
+	if p.VirtualThreads {
+		conn.Pool = -1
+	}
+	r.s.Connectors = append(r.s.Connectors, conn)
+	return nil
+}
+
+// idleSetting reads threadsMaxIdleTime, which exists from Tomcat 9.0.88 and
+// 10.1.20; earlier versions keep idle connector threads 60 s (R73).
+func (r *xmlReader) idleSetting(p *Pool, el *xmlElem, keepMS *int) error {
+	n, o, ok, err := r.intAttr(el, "threadsMaxIdleTime")
+	if err != nil {
+		return err
+	}
+	supported := !r.tomcatKnown || versionAtLeast(r.tomcat, [3]int{10, 1, 20}) ||
+		(r.tomcat[0] == 9 && versionAtLeast(r.tomcat, [3]int{9, 0, 88}))
+	switch {
+	case ok && supported:
+		*keepMS = n
+		p.Found = append(p.Found, o)
+		if !r.tomcatKnown {
+			p.Notes = append(p.Notes, "threadsMaxIdleTime exists from Tomcat 9.0.88 and 10.1.20; older versions ignore it and use 60 s")
+		}
+	case ok:
+		*keepMS = 60000
+		p.Ignored = append(p.Ignored, Ignored{Origin: o, Reason: "threadsMaxIdleTime exists from Tomcat 9.0.88 and 10.1.20; this version keeps idle connector threads 60 s"})
+		p.Defaulted = append(p.Defaulted, Default{Key: "threadsMaxIdleTime", Value: "60000", Reason: "fixed 60 s in AbstractEndpoint.createExecutor before 9.0.88 / 10.1.20 (R73)"})
+	default:
+		*keepMS = 60000
+		p.Defaulted = append(p.Defaulted, Default{Key: "threadsMaxIdleTime", Value: "60000", Reason: srcEndpoint})
+	}
+	return nil
+}
+
+// finish adds notes that need the whole file.
+func (r *xmlReader) finish() {
+	for i := range r.s.Pools {
+		p := &r.s.Pools[i]
+		if p.Kind == KindTomcatExecutor && len(p.UsedBy) == 0 {
+			p.Notes = append(p.Notes, "no Connector uses this executor (a Connector must name it with executor=\"…\" after its declaration)")
+		}
+	}
+	if len(r.s.Pools) == 0 {
+		r.s.Notes = append(r.s.Notes, "no <Connector> or <Executor> under Server/Service: no pool found")
+	}
+}
+
+// javaHostAddress is what InetAddress.getByName(s).getHostAddress() prints
+// for an IP literal: IPv4 dotted, IPv4-mapped IPv6 as IPv4, other IPv6 as
+// eight lower-case hex groups without zero compression (plus %scope). A
+// host name would be resolved by Tomcat; it is kept as written, with a note.
+func javaHostAddress(s string) (string, string) {
+	host, zone := s, ""
+	if i := strings.IndexByte(s, '%'); i >= 0 {
+		host, zone = s[:i], s[i:]
+	}
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	ip := net.ParseIP(h)
+	if ip == nil {
+		return s, fmt.Sprintf("address %q is a host name: Tomcat resolves it and puts the IP address in the connector and thread names", s)
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String(), ""
+	}
+	var b strings.Builder
+	for i := 0; i < 16; i += 2 {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.FormatUint(uint64(ip[i])<<8|uint64(ip[i+1]), 16))
+	}
+	return b.String() + zone, ""
+}
