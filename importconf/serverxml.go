@@ -524,8 +524,8 @@ func (r *xmlReader) connector(el *xmlElem) error {
 	}
 	prefix := info.plain
 	if !known {
-		prefix = ""
-		notes = append(notes, "protocol "+protocol+" is not a Tomcat protocol handler importconf knows: thread names unknown")
+		prefix = protocol
+		notes = append(notes, "protocol "+protocol+" is not a protocol handler importconf knows: the pool is named after the class, and its thread names are unknown")
 	}
 	if sslOn && info.sslFmt != "" {
 		short := "jsse"
@@ -648,7 +648,7 @@ func (r *xmlReader) connector(el *xmlElem) error {
 
 	p := Pool{Kind: KindTomcatConnector, Name: name, File: r.name, Line: el.line, Prestart: true,
 		AcceptCount: accept, MaxConnections: maxConn, Notes: notes}
-	if known || prefix != "" {
+	if known {
 		p.ThreadNamePrefix = name + "-exec-"
 	}
 	p.Found = append(p.Found, connFound...)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -200,9 +202,62 @@ func yaml11Text(n *yaml.Node) string {
 			return s
 		}
 	case yaml11Float.MatchString(v):
-		return v
+		if s, ok := yaml11FloatValue(v); ok {
+			return s
+		}
 	}
 	return v
+}
+
+// yaml11FloatValue mirrors SnakeYAML's ConstructYamlFloat followed by
+// Double.toString, which is what Spring Boot then binds: "08" is 8.0 and
+// "1e3" is 1000.0.
+func yaml11FloatValue(v string) (string, bool) {
+	s := strings.ReplaceAll(v, "_", "")
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case ".inf":
+		if strings.HasPrefix(s, "-") {
+			return "-Infinity", true
+		}
+		return "Infinity", true
+	case ".nan":
+		return "NaN", true
+	}
+	if strings.Contains(s, ":") {
+		return "", false // sexagesimal floats: left as written
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return "", false
+	}
+	return javaDouble(f), true
+}
+
+// javaDouble formats like java.lang.Double.toString: the shortest digits
+// that round-trip, as a plain decimal with at least one fraction digit when
+// 1e-3 <= |f| < 1e7, else as d.dddE[-]n.
+func javaDouble(f float64) string {
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	a := math.Abs(f)
+	if a >= 1e-3 && a < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde+nn
+	mant, exp, _ := strings.Cut(s, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	n, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(n)
 }
 
 // yaml11IntValue mirrors SnakeYAML's ConstructYamlInt.
