@@ -71,6 +71,10 @@ type Worker struct {
 	// timers are cancelled lazily, never searched for (STYLE.md).
 	Gen uint64
 
+	// HostTimer is the event loop's bookkeeping: when its pending keepAlive
+	// event for this worker fires (0: none). The model never reads it.
+	HostTimer time.Duration
+
 	// timedOut is getTask's local "did the last poll() time out?" (R15d),
 	// kept across the worker's parks within one getTask call.
 	timedOut bool

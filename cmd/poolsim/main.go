@@ -1,0 +1,130 @@
+// Command poolsim simulates Java thread pools on a virtual clock: the real
+// ThreadPoolExecutor state machine (and Tomcat's variant) fed by synthetic
+// or recorded traffic, explaining thread counts, thread states, queueing,
+// latency and rejections.
+//
+// It is a thin layer: it parses flags, calls the library, and chooses the
+// exit code in one place (CONTRACT.md §3): 0 success, 1 a stated
+// expectation failed, 2 bad input or usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsim/poolsim/internal/inputerr"
+)
+
+// Exit codes (CONTRACT.md §3).
+const (
+	exitOK        = 0
+	exitExpect    = 1
+	exitBadInput  = 2
+	exitInterrupt = 130
+)
+
+// expectationError is a failed assertion or gate: exit 1.
+type expectationError struct{ msg string }
+
+func (e *expectationError) Error() string { return e.msg }
+
+// usageError is a command-line mistake: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runMain(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs the CLI and returns the exit code. Tests call it in-process.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// A panic is a poolsim bug, never the user's fault; say so in one
+		// line rather than a stack trace, and keep the details available.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "poolsim: internal error: %v\n(this is a bug in poolsim; please report it with the command and scenario that triggered it; set POOLSIM_TRACEBACK=1 for a stack trace)\n", r)
+			if os.Getenv("POOLSIM_TRACEBACK") != "" {
+				panic(r)
+			}
+			code = 3
+		}
+	}()
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, permuteArgs(app.Commands, args))
+	return exitCode(err, stderr)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *expectationError
+	var ue *usageError
+	switch {
+	case errors.As(err, &ee):
+		fmt.Fprintf(stderr, "poolsim: %v\n", err)
+		return exitExpect
+	case inputerr.Is(err), errors.As(err, &ue):
+		fmt.Fprintf(stderr, "poolsim: %v\n", oneLine(err.Error()))
+		return exitBadInput
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "poolsim: interrupted\n")
+		return exitInterrupt
+	}
+	// urfave/cli reports flag and command mistakes as plain errors.
+	msg := err.Error()
+	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "No help topic") ||
+		strings.Contains(msg, "invalid value") || strings.Contains(msg, "Required flag") || strings.Contains(msg, "flag needs an argument") {
+		fmt.Fprintf(stderr, "poolsim: %s\n", oneLine(msg))
+		return exitBadInput
+	}
+	fmt.Fprintf(stderr, "poolsim: %s\n", oneLine(msg))
+	return exitExpect
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:                 "poolsim",
+		Usage:                "simulate Java thread pools (ThreadPoolExecutor, Tomcat) on a virtual clock",
+		Version:              version(),
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideVersion:          true,
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {}, // exit codes are chosen in runMain
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return &usageError{err.Error()}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(stderr, "poolsim: unknown command %q (run 'poolsim help')\n", name)
+		},
+		Commands: []*cli.Command{
+			runCommand(),
+			presetsCommand(),
+			versionCommand(),
+		},
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return &usageError{fmt.Sprintf("unknown command %q (commands: run, presets, version; see 'poolsim help')", c.Args().First())}
+		}
+		return cli.ShowAppHelp(c)
+	}
+	return app
+}

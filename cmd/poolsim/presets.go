@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+)
+
+func presetsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "presets",
+		Usage: "list the pool presets with their exact parameters and where they come from",
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return &usageError{"presets takes no arguments"}
+			}
+			w := c.App.Writer
+			for i, p := range scenarios.Presets() {
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "%s — %s\n", p.Name, p.Summary)
+				cfg := p.Config
+				core := fmt.Sprint(cfg.Core)
+				if p.NeedsCore {
+					core = "(required: pool.core)"
+				}
+				maxS := fmt.Sprint(cfg.Max)
+				switch {
+				case p.MaxFollows:
+					maxS = "= core"
+				case p.NeedsCore && cfg.Max == 0:
+					maxS = "(required: pool.max)"
+				case cfg.Max == model.Unbounded:
+					maxS = "unbounded (Integer.MAX_VALUE)"
+				}
+				if p.CoreKeyName != "" {
+					core += " (" + p.CoreKeyName + ")"
+					maxS += " (" + p.MaxKeyName + ")"
+				}
+				capacity := "unbounded (Integer.MAX_VALUE)"
+				if cfg.QueueCapacity != model.Unbounded {
+					capacity = fmt.Sprint(cfg.QueueCapacity)
+				}
+				if cfg.Queue == model.Synchronous {
+					capacity = "none (hand-off only)"
+				}
+				fmt.Fprintf(w, "  pool.core                   %s\n", core)
+				fmt.Fprintf(w, "  pool.max                    %s\n", maxS)
+				fmt.Fprintf(w, "  pool.keepAlive              %v\n", cfg.KeepAlive)
+				fmt.Fprintf(w, "  pool.allowCoreThreadTimeOut %v\n", cfg.CoreTimeOut)
+				fmt.Fprintf(w, "  pool.prestart               %v\n", cfg.Prestart || cfg.Flavor == model.Tomcat)
+				fmt.Fprintf(w, "  pool.queue                  %s (%s), capacity %s, fair %v; idle workers receive tasks %v\n",
+					cfg.Queue, cfg.Queue.JavaName(), capacity, cfg.Fair, cfg.Queue.HandOff(cfg.Fair))
+				fmt.Fprintf(w, "  pool.rejection              %s\n", cfg.Rejection)
+				fmt.Fprintf(w, "  pool.threadNamePrefix       %s\n", p.Prefix)
+				fmt.Fprintf(w, "  Java:   %s\n", p.Java)
+				fmt.Fprintf(w, "  Source: %s\n", p.Source)
+			}
+			return nil
+		},
+	}
+}

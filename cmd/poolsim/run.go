@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsim/poolsim/internal/atomicfile"
+	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "simulate a scenario and write timeline.csv, summary.json, snapshots.txt, perf.json",
+		ArgsUsage: "SCENARIO",
+		Description: `Runs the scenario on a virtual clock and writes into --out (default ./out/<scenario name>):
+   timeline.csv   one row per sample: pool size, busy, idle by thread state, queue, counts
+   summary.json   totals and steady-state statistics
+   snapshots.txt  thread-dump-like views of every worker, if the scenario asks for snapshots
+   perf.json      how fast the run went
+Everything but perf.json is byte-identical for the same scenario, seed and poolsim version.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (default ./out/<scenario name>)"},
+			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.core=20 (repeatable)"},
+			&cli.BoolFlag{Name: "json", Usage: "print summary.json to stdout instead of the human summary"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return &usageError{fmt.Sprintf("run takes exactly one scenario file, got %d arguments (usage: poolsim run SCENARIO [--out DIR] [--seed N] [--set K=V]... [--json])", c.NArg())}
+			}
+			sc, err := loadScenario(c.Args().First(), c.StringSlice("set"), c)
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if out == "" {
+				out = filepath.Join("out", sanitize(sc.Name))
+			}
+			res, err := runScenario(c, sc, out)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return sim.WriteJSON(c.App.Writer, res.Summary)
+			}
+			printSummary(c.App.Writer, sc, res, out)
+			if !res.Complete {
+				return fmt.Errorf("run incomplete: %s (outputs marked \"complete\": false)", res.StopReason)
+			}
+			return nil
+		},
+	}
+}
+
+// loadScenario loads a scenario with --set and --seed applied.
+func loadScenario(path string, sets []string, c *cli.Context) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Load(path, sets)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil && c.IsSet("seed") {
+		sc.Seed = c.Uint64("seed")
+	}
+	return sc, nil
+}
+
+// sanitize makes a scenario name safe as a directory name.
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	if b.Len() == 0 || b.String() == "." || b.String() == ".." {
+		return "scenario"
+	}
+	return b.String()
+}
+
+// runScenario runs sc and writes its outputs into dir. Every file is written
+// atomically; a run cut short still writes what it has, marked incomplete.
+func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string) (*sim.Result, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, inputerr.New(dir, 0, 0, "--out", fmt.Sprintf("cannot create the output directory: %v", err), "")
+	}
+	var timeline, snaps bytes.Buffer
+	opt := sim.Options{Timeline: &timeline}
+	if len(sc.Snapshots) > 0 {
+		opt.Snapshots = &snaps
+	}
+	res, err := sim.Run(c.Context, sc, opt)
+	if err != nil {
+		return nil, err
+	}
+	files := []struct {
+		name string
+		fn   func(io.Writer) error
+	}{
+		{"timeline.csv", func(w io.Writer) error { _, err := w.Write(timeline.Bytes()); return err }},
+		{"summary.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Summary) }},
+		{"perf.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Perf) }},
+	}
+	if len(sc.Snapshots) > 0 {
+		files = append(files, struct {
+			name string
+			fn   func(io.Writer) error
+		}{"snapshots.txt", func(w io.Writer) error { _, err := w.Write(snaps.Bytes()); return err }})
+	}
+	for _, f := range files {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), f.fn); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, f.name), err)
+		}
+	}
+	return res, nil
+}
+
+func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string) {
+	s := res.Summary
+	fmt.Fprintf(w, "%s: %v simulated (seed %d) in %.3fs, %d events\n", sc.Name, sc.Duration, s.Seed, res.Perf.WallS, s.Events)
+	fmt.Fprintf(w, "  pool      %s: %s\n", sc.Pool.Preset, scenarios.Describe(sc.Pool.Config))
+	fmt.Fprintf(w, "  tasks     %d submitted: %d completed, %d rejected", s.Submitted, s.Completed, s.Rejected)
+	if s.CallerRan > 0 {
+		fmt.Fprintf(w, " (%d ran on the caller)", s.CallerRan)
+	}
+	if s.Discarded > 0 {
+		fmt.Fprintf(w, ", %d lost", s.Discarded)
+	}
+	fmt.Fprintf(w, "; %d queued and %d running at the end\n", s.QueuedEnd, s.RunningEnd)
+	fmt.Fprintf(w, "  threads   largest %d; at the end %d (%d busy, %d TIMED_WAITING, %d WAITING); %d created, %d exited\n",
+		s.LargestPoolSize, s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.ThreadsCreated, s.ThreadsExited)
+	from := "whole run"
+	if sc.Warmup > 0 {
+		from = fmt.Sprintf("after warmup %v", sc.Warmup)
+	}
+	fmt.Fprintf(w, "  steady    (%s) pool size mean %s (max %d), busy %s, idle timed %s, idle untimed %s, queue %s (max %d)\n",
+		from, num(s.PoolSizeMean), s.PoolSizeMax, num(s.BusyMean), num(s.IdleTimedMean), num(s.IdleUntimedMean), num(s.QueueLenMean), s.QueueLenMax)
+	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
+	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
+	if len(res.Applied) > 0 {
+		fmt.Fprintf(w, "  events    %s\n", strings.Join(res.Applied, "; "))
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "  finding   %s\n", f)
+	}
+	fmt.Fprintf(w, "  wrote     %s/{timeline.csv,summary.json,perf.json", dir)
+	if len(sc.Snapshots) > 0 {
+		fmt.Fprint(w, ",snapshots.txt")
+	}
+	fmt.Fprintln(w, "}")
+}
+
+func num(s sim.Stat) string {
+	x := float64(s)
+	if x != x {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+func secs(s sim.Stat) string {
+	x := float64(s)
+	if x != x {
+		return "n/a"
+	}
+	switch {
+	case x == 0:
+		return "0"
+	case x < 1e-3:
+		return fmt.Sprintf("%.3gµs", x*1e6)
+	case x < 1:
+		return fmt.Sprintf("%.3gms", x*1e3)
+	}
+	return fmt.Sprintf("%.3gs", x)
+}

@@ -1,0 +1,856 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// Load reads, overrides and validates the scenario file at path. sets are
+// --set KEY=VALUE overrides, applied in order before validation.
+func Load(path string, sets []string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
+	}
+	return Parse(data, path, sets)
+}
+
+// Parse is Load for scenario text already in memory; path locates errors
+// and relative paths (traces, samples) inside the scenario.
+func Parse(data []byte, path string, sets []string) (*Scenario, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, inputerr.New(path, 0, 0, "", "empty scenario file", "a YAML mapping with pool and workload")
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return nil, inputerr.New(path, 0, 0, "", "not a text file (binary data)", "a YAML scenario")
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, yamlError(path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		line := extra.Line
+		if err != nil {
+			return nil, yamlError(path, err)
+		}
+		return nil, inputerr.New(path, line, 0, "", "more than one YAML document", "one scenario per file")
+	}
+	root := resolve(&doc)
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = resolve(root.Content[0])
+	}
+	d := &decoder{file: path, overrides: map[*yaml.Node]string{}}
+	if root.Kind != yaml.MappingNode {
+		return nil, d.errAt(root, "", fmt.Sprintf("a scenario must be a mapping of keys, got %s", describeNode(root)), "keys: name, pool, workload, duration, ...")
+	}
+	for _, s := range sets {
+		if err := d.applyOverride(root, s); err != nil {
+			return nil, err
+		}
+	}
+	text := data
+	if len(sets) > 0 {
+		if out, err := yaml.Marshal(root); err == nil {
+			text = out
+		}
+	}
+	sc := &Scenario{Path: path, Seed: 1, Text: text}
+	if err := d.scenario(root, sc, filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)(?:, column (\d+))?: (.*)`)
+
+// yamlError turns a YAML syntax error into an input error with its line.
+func yamlError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		return inputerr.New(path, line, col, "", "invalid YAML: "+m[3], "")
+	}
+	return inputerr.New(path, 0, 0, "", "invalid YAML: "+msg, "")
+}
+
+// poolNodes remembers where each pool field was written, to locate
+// constructor-check errors.
+type poolNodes struct {
+	block                     *yaml.Node
+	core, max, keepAlive      *yaml.Node
+	acto, capacity, fair, typ *yaml.Node
+	preset                    *yaml.Node
+}
+
+func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
+	var pn poolNodes
+	var poolNode, workloadNode, durationNode *yaml.Node
+	var phasesSeen bool
+	err := d.mapping(root, "", []field{
+		{"version", func(n *yaml.Node, p string) error {
+			v, err := d.integer(n, p, "1")
+			if err == nil && v != 1 {
+				err = d.errAt(n, p, fmt.Sprintf("unsupported scenario version %d", v), "1")
+			}
+			return err
+		}},
+		{"name", func(n *yaml.Node, p string) (err error) { sc.Name, err = d.scalar(n, p, "a name"); return }},
+		{"description", func(n *yaml.Node, p string) (err error) { sc.Description, err = d.scalar(n, p, "free text"); return }},
+		{"seed", func(n *yaml.Node, p string) error {
+			v, err := d.integer(n, p, "an integer >= 0")
+			if err == nil && v < 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %d", v), "an integer >= 0")
+			}
+			sc.Seed = uint64(v)
+			return err
+		}},
+		{"duration", func(n *yaml.Node, p string) (err error) {
+			durationNode = n
+			if sc.Duration, err = d.duration(n, p); err == nil && sc.Duration <= 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", sc.Duration), "a positive duration")
+			}
+			return
+		}},
+		{"warmup", func(n *yaml.Node, p string) (err error) {
+			if sc.Warmup, err = d.duration(n, p); err == nil && sc.Warmup < 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", sc.Warmup), "a duration >= 0")
+			}
+			return
+		}},
+		{"sample", func(n *yaml.Node, p string) (err error) {
+			if sc.Sample, err = d.duration(n, p); err == nil && sc.Sample <= 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", sc.Sample), "a positive duration")
+			}
+			return
+		}},
+		{"pool", func(n *yaml.Node, p string) error { poolNode = n; return d.pool(n, p, sc, &pn) }},
+		{"workload", func(n *yaml.Node, p string) error {
+			workloadNode = n
+			phasesSeen = true
+			return d.workload(n, p, sc, dir)
+		}},
+		{"events", func(n *yaml.Node, p string) error { return d.events(n, p, sc) }},
+		{"snapshots", func(n *yaml.Node, p string) error {
+			items, err := d.sequence(n, p, "a list of times")
+			if err != nil {
+				return err
+			}
+			for i, it := range items {
+				at, err := d.duration(it, fmt.Sprintf("%s[%d]", p, i))
+				if err != nil {
+					return err
+				}
+				if at < 0 {
+					return d.errAt(it, fmt.Sprintf("%s[%d]", p, i), fmt.Sprintf("must be >= 0, got %v", at), "a time within the run")
+				}
+				sc.Snapshots = append(sc.Snapshots, at)
+			}
+			return nil
+		}},
+		{"limits", func(n *yaml.Node, p string) error {
+			return d.mapping(n, p, []field{
+				{"maxThreads", func(n *yaml.Node, p string) error {
+					v, err := d.size(n, p)
+					if err == nil && v <= 0 {
+						err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %d", v), "the most threads the OS grants this pool")
+					}
+					sc.Pool.ThreadLimit = v
+					return err
+				}},
+				{"maxQueued", func(n *yaml.Node, p string) error {
+					v, err := d.size(n, p)
+					if err == nil && v <= 0 {
+						err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %d", v), "queued tasks at which the run stops")
+					}
+					sc.Limits.MaxQueued = v
+					return err
+				}},
+			})
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	if poolNode == nil {
+		return d.errAt(root, "pool", "missing", "a pool block, e.g. pool: {preset: fixed, core: 8}")
+	}
+	if !phasesSeen {
+		return d.errAt(root, "workload", "missing", "a workload block with arrivals and service, phases, or trace")
+	}
+	if sc.Name == "" {
+		base := filepath.Base(sc.Path)
+		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
+		if sc.Name == "" || sc.Name == "." {
+			sc.Name = "scenario"
+		}
+	}
+	if err := d.finishPool(sc, &pn); err != nil {
+		return err
+	}
+	if sc.Duration == 0 {
+		if sc.Workload.Trace == "" {
+			return d.errAt(root, "duration", "missing", "the virtual time to simulate, e.g. duration: 2h")
+		}
+		// A trace runs until its last task could have ended and idle
+		// workers had one keepAlive to expire.
+		_, lastEnd, err := traceEnd(sc.Workload.Trace)
+		if err != nil {
+			return err
+		}
+		sc.Duration = lastEnd + sc.Pool.KeepAlive + time.Second
+	}
+	if sc.Sample == 0 {
+		sc.Sample = time.Second
+		if sc.Duration < 100*time.Second {
+			sc.Sample = sc.Duration / 100
+		}
+		if sc.Sample <= 0 {
+			sc.Sample = time.Nanosecond
+		}
+	}
+	if sc.Warmup >= sc.Duration {
+		return d.errAt(child(root, "warmup"), "warmup", fmt.Sprintf("%v is not shorter than the duration %v", sc.Warmup, sc.Duration), "warmup < duration")
+	}
+	_ = durationNode
+	_ = workloadNode
+	for i, at := range sc.Snapshots {
+		if at > sc.Duration {
+			items, _ := d.sequence(child(root, "snapshots"), "snapshots", "")
+			return d.errAt(items[i], fmt.Sprintf("snapshots[%d]", i), fmt.Sprintf("%v is after the end of the run (%v)", at, sc.Duration), "times within the duration")
+		}
+	}
+	return d.checkEvents(root, sc)
+}
+
+// pool decodes the pool block into sc.Pool, starting from the preset.
+func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) error {
+	pn.block = n
+	presetName := "jdk"
+	if pv := child(n, "preset"); pv != nil {
+		var err error
+		if presetName, err = d.enum(pv, join(path, "preset"), PresetNames()); err != nil {
+			return err
+		}
+		pn.preset = pv
+	}
+	pre, _ := LookupPreset(presetName)
+	limit := sc.Pool.ThreadLimit
+	sc.Pool = Pool{Preset: pre.Name, ThreadNamePrefix: pre.Prefix, Config: pre.Config}
+	sc.Pool.ThreadLimit = limit
+	c := &sc.Pool.Config
+	return d.mapping(n, path, []field{
+		{"preset", func(*yaml.Node, string) error { return nil }},
+		{"core", func(n *yaml.Node, p string) (err error) { pn.core = n; c.Core, err = d.size(n, p); return }},
+		{"max", func(n *yaml.Node, p string) (err error) { pn.max = n; c.Max, err = d.size(n, p); return }},
+		{"keepAlive", func(n *yaml.Node, p string) (err error) {
+			pn.keepAlive = n
+			c.KeepAlive, err = d.duration(n, p)
+			return
+		}},
+		{"allowCoreThreadTimeOut", func(n *yaml.Node, p string) (err error) { pn.acto = n; c.CoreTimeOut, err = d.boolean(n, p); return }},
+		{"prestart", func(n *yaml.Node, p string) (err error) {
+			v, err := d.boolean(n, p)
+			if err == nil && !v && c.Flavor == model.Tomcat {
+				return d.errAt(n, p, "Tomcat's constructor always prestarts the core threads (R65)", "true, or leave it out")
+			}
+			c.Prestart = v
+			return err
+		}},
+		{"queue", func(n *yaml.Node, p string) error {
+			return d.mapping(n, p, []field{
+				{"type", func(n *yaml.Node, p string) error {
+					pn.typ = n
+					s, err := d.enum(n, p, model.QueueKindNames())
+					if err != nil {
+						return err
+					}
+					c.Queue, _ = model.ParseQueueKind(s)
+					return nil
+				}},
+				{"capacity", func(n *yaml.Node, p string) (err error) { pn.capacity = n; c.QueueCapacity, err = d.size(n, p); return }},
+				{"fair", func(n *yaml.Node, p string) (err error) { pn.fair = n; c.Fair, err = d.boolean(n, p); return }},
+			})
+		}},
+		{"rejection", func(n *yaml.Node, p string) error {
+			s, err := d.enum(n, p, model.PolicyNames())
+			if err != nil {
+				return err
+			}
+			c.Rejection, _ = model.ParsePolicy(s)
+			return nil
+		}},
+		{"threadNamePrefix", func(n *yaml.Node, p string) (err error) {
+			sc.Pool.ThreadNamePrefix, err = d.scalar(n, p, "a thread name prefix, e.g. http-nio-8080-exec-")
+			return
+		}},
+	})
+}
+
+// finishPool applies the preset's rules and the JDK constructor's checks.
+func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
+	pre, _ := LookupPreset(sc.Pool.Preset)
+	c := &sc.Pool.Config
+	at := func(n *yaml.Node) *yaml.Node {
+		if n != nil {
+			return n
+		}
+		if pn.preset != nil {
+			return pn.preset
+		}
+		return pn.block
+	}
+	if pre.NeedsCore && pn.core == nil {
+		return d.errAt(pn.block, "pool.core", fmt.Sprintf("missing: the %s preset needs the pool size", pre.Name), "core: N")
+	}
+	if pre.Name == "jdk" && pn.max == nil {
+		return d.errAt(pn.block, "pool.max", "missing: a ThreadPoolExecutor needs maximumPoolSize", `max: N, or "unbounded"`)
+	}
+	if pre.MaxFollows {
+		if pn.max != nil && c.Max != c.Core {
+			return d.errAt(pn.max, "pool.max", fmt.Sprintf("newFixedThreadPool(n) has max == core; got core %d, max %d", c.Core, c.Max), "leave max out, or use preset jdk")
+		}
+		c.Max = c.Core
+	}
+	if pre.Fixed {
+		for _, kv := range []struct {
+			n    *yaml.Node
+			key  string
+			v, w int
+		}{{pn.core, "pool.core", c.Core, 1}, {pn.max, "pool.max", c.Max, 1}} {
+			if kv.n != nil && kv.v != kv.w {
+				return d.errAt(kv.n, kv.key, fmt.Sprintf("newSingleThreadExecutor() has exactly one thread, got %d", kv.v), "leave it out, or use preset fixed")
+			}
+		}
+	}
+	if pre.ClampCore && c.Core > c.Max {
+		c.Core = c.Max // getMinSpareThreads() = min(minSpareThreads, maxThreads) (R73)
+	}
+	if err := c.Validate(); err != nil {
+		var ce *model.ConfigError
+		if !errors.As(err, &ce) {
+			return err
+		}
+		var n *yaml.Node
+		switch ce.Field {
+		case "core":
+			n = at(pn.core)
+		case "max":
+			n = at(pn.max)
+		case "keepAlive":
+			n = at(pn.keepAlive)
+		case "allowCoreThreadTimeOut":
+			n = at(pn.acto)
+		case "queue.capacity":
+			n = at(pn.capacity)
+		case "queue.fair":
+			n = at(pn.fair)
+		case "queue.type":
+			n = at(pn.typ)
+		default:
+			n = pn.block
+		}
+		return d.errAt(n, "pool."+ce.Field, ce.Msg, ce.Rule)
+	}
+	return nil
+}
+
+// workload decodes the workload block: phases, or one phase's arrivals and
+// service at the top, or a trace.
+func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) error {
+	w := &sc.Workload
+	var top workloads.Phase
+	var topArr, topSvc, topPri, phasesNode, traceNode *yaml.Node
+	err := d.mapping(n, path, []field{
+		{"phases", func(n *yaml.Node, p string) error {
+			phasesNode = n
+			items, err := d.sequence(n, p, "a list of phases")
+			if err != nil {
+				return err
+			}
+			if len(items) == 0 {
+				return d.errAt(n, p, "empty list", "at least one phase")
+			}
+			for i, it := range items {
+				ph, err := d.phase(it, fmt.Sprintf("%s[%d]", p, i), dir, i == len(items)-1)
+				if err != nil {
+					return err
+				}
+				w.Phases = append(w.Phases, ph)
+			}
+			return nil
+		}},
+		{"arrivals", func(n *yaml.Node, p string) (err error) { topArr = n; top.Arrivals, err = d.arrivals(n, p); return }},
+		{"service", func(n *yaml.Node, p string) (err error) { topSvc = n; top.Service, err = d.service(n, p, dir); return }},
+		{"priority", func(n *yaml.Node, p string) (err error) { topPri = n; top.Priority, err = d.priority(n, p); return }},
+		{"trace", func(n *yaml.Node, p string) error {
+			traceNode = n
+			s, err := d.scalar(n, p, "a CSV file path")
+			if err != nil {
+				return err
+			}
+			w.Trace = resolvePath(dir, s)
+			if _, _, err := traceEnd(w.Trace); err != nil {
+				if ie, ok := err.(*inputerr.Error); ok && ie.Line == 0 && strings.HasPrefix(ie.Msg, "cannot open") {
+					return d.errAt(n, p, ie.Msg, "a CSV trace, relative to the scenario's folder")
+				}
+				return err
+			}
+			return nil
+		}},
+		{"failure", func(n *yaml.Node, p string) error {
+			v, err := d.float(n, p, "a probability between 0 and 1")
+			if err == nil && (v < 0 || v > 1) {
+				err = d.errAt(n, p, fmt.Sprintf("must be a probability, got %v", v), "0 <= failure <= 1")
+			}
+			w.Failure = v
+			return err
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	forms := 0
+	for _, used := range []bool{phasesNode != nil, topArr != nil || topSvc != nil, traceNode != nil} {
+		if used {
+			forms++
+		}
+	}
+	switch {
+	case forms == 0:
+		return d.errAt(n, path, "no traffic", "arrivals and service, phases, or trace")
+	case forms > 1:
+		return d.errAt(n, path, "give only one of: phases; arrivals and service; trace", "one form of workload")
+	case traceNode != nil && topPri != nil:
+		return d.errAt(topPri, join(path, "priority"), "a trace carries its own priority column", "a priority column in the trace")
+	case phasesNode != nil && topPri != nil:
+		return d.errAt(topPri, join(path, "priority"), "with phases, give priority inside each phase", "phases[i].priority")
+	case topArr != nil || topSvc != nil:
+		if topArr == nil {
+			return d.errAt(n, join(path, "arrivals"), "missing", "an arrival process, e.g. {process: poisson, rate: 100}")
+		}
+		if topSvc == nil {
+			return d.errAt(n, join(path, "service"), "missing", "a service law, e.g. {dist: exponential, mean: 50ms}")
+		}
+		w.Phases = []workloads.Phase{top}
+	}
+	return nil
+}
+
+func resolvePath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+func traceEnd(path string) (n int, lastEnd time.Duration, err error) {
+	src, err := workloads.OpenTrace(path, 0, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer src.Close()
+	for {
+		a, ok := src.Next()
+		if !ok {
+			return n, lastEnd, src.Err()
+		}
+		n++
+		if e := a.At + a.Service; e > lastEnd {
+			lastEnd = e
+		}
+	}
+}
+
+func (d *decoder) phase(n *yaml.Node, path, dir string, last bool) (workloads.Phase, error) {
+	var ph workloads.Phase
+	var arr, svc *yaml.Node
+	err := d.mapping(n, path, []field{
+		{"duration", func(n *yaml.Node, p string) (err error) {
+			if ph.Duration, err = d.duration(n, p); err == nil && ph.Duration <= 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", ph.Duration), "a positive duration; leave it out on the last phase to run to the end")
+			}
+			return
+		}},
+		{"arrivals", func(n *yaml.Node, p string) (err error) { arr = n; ph.Arrivals, err = d.arrivals(n, p); return }},
+		{"service", func(n *yaml.Node, p string) (err error) { svc = n; ph.Service, err = d.service(n, p, dir); return }},
+		{"priority", func(n *yaml.Node, p string) (err error) { ph.Priority, err = d.priority(n, p); return }},
+	})
+	if err != nil {
+		return ph, err
+	}
+	if arr == nil {
+		return ph, d.errAt(n, join(path, "arrivals"), "missing", "an arrival process")
+	}
+	if svc == nil {
+		return ph, d.errAt(n, join(path, "service"), "missing", "a service law")
+	}
+	if ph.Duration == 0 && !last {
+		return ph, d.errAt(n, join(path, "duration"), "missing: only the last phase may run to the end", "a duration")
+	}
+	return ph, nil
+}
+
+// The keys each arrival process and service law takes, and which of them
+// are required. A key that exists elsewhere but not for the chosen kind is
+// an error, so "cv" on an exponential law is never silently ignored.
+var (
+	processKeys = map[string][2][]string{
+		"poisson":  {{"process", "rate"}, {"rate"}},
+		"constant": {{"process", "rate"}, {"rate"}},
+		"onoff":    {{"process", "rate", "on", "off"}, {"rate", "on", "off"}},
+		"burst":    {{"process", "count", "at", "every"}, {"count"}},
+	}
+	distKeys = map[string][2][]string{
+		"constant":    {{"dist", "mean", "value"}, nil},
+		"exponential": {{"dist", "mean"}, {"mean"}},
+		"uniform":     {{"dist", "min", "max"}, {"min", "max"}},
+		"lognormal":   {{"dist", "mean", "cv"}, {"mean", "cv"}},
+		"gamma":       {{"dist", "mean", "cv"}, {"mean", "cv"}},
+		"weibull":     {{"dist", "mean", "cv"}, {"mean", "cv"}},
+		"pareto":      {{"dist", "mean", "alpha"}, {"mean", "alpha"}},
+		"empirical":   {{"dist", "file", "column"}, {"file"}},
+	}
+)
+
+// checkKeys rejects keys that do not apply to the chosen kind and reports
+// required ones that are missing.
+func (d *decoder) checkKeys(n *yaml.Node, path, what, kind string, keys [2][]string) error {
+	allowed, required := keys[0], keys[1]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		ok := false
+		for _, a := range allowed {
+			if a == k {
+				ok = true
+			}
+		}
+		if !ok {
+			return d.errAt(n.Content[i], join(path, k), fmt.Sprintf("does not apply to the %s %s", what, kind), "keys: "+strings.Join(allowed, ", "))
+		}
+	}
+	for _, r := range required {
+		if !has(n, r) {
+			return d.errAt(n, join(path, r), fmt.Sprintf("missing for the %s %s", what, kind), "keys: "+strings.Join(allowed, ", "))
+		}
+	}
+	if what == "distribution" && kind == "constant" && !has(n, "mean") && !has(n, "value") {
+		return d.errAt(n, join(path, "value"), "missing for the distribution constant", "value: 50ms (or mean)")
+	}
+	return nil
+}
+
+func (d *decoder) arrivals(n *yaml.Node, path string) (workloads.ArrivalSpec, error) {
+	var a workloads.ArrivalSpec
+	err := d.mapping(n, path, []field{
+		{"process", func(n *yaml.Node, p string) (err error) {
+			a.Process, err = d.enum(n, p, workloads.ProcessNames())
+			return
+		}},
+		{"rate", func(n *yaml.Node, p string) (err error) { a.Rate, err = d.rate(n, p); return }},
+		{"on", func(n *yaml.Node, p string) (err error) {
+			if a.On, err = d.duration(n, p); err == nil && a.On <= 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", a.On), "a positive duration")
+			}
+			return
+		}},
+		{"off", func(n *yaml.Node, p string) (err error) {
+			if a.Off, err = d.duration(n, p); err == nil && a.Off < 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", a.Off), "a duration >= 0")
+			}
+			return
+		}},
+		{"count", func(n *yaml.Node, p string) error {
+			v, err := d.integer(n, p, "a number of tasks >= 0")
+			if err == nil && (v < 0 || v > 1<<40) {
+				err = d.errAt(n, p, fmt.Sprintf("must be in 0..2^40, got %d", v), "a number of tasks")
+			}
+			a.Count = int(v)
+			return err
+		}},
+		{"at", func(n *yaml.Node, p string) (err error) {
+			if a.At, err = d.duration(n, p); err == nil && a.At < 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", a.At), "an offset from the phase start")
+			}
+			return
+		}},
+		{"every", func(n *yaml.Node, p string) (err error) {
+			if a.Every, err = d.duration(n, p); err == nil && a.Every < 0 {
+				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", a.Every), "a repeat period")
+			}
+			return
+		}},
+	})
+	if err != nil {
+		return a, err
+	}
+	if n.Kind != yaml.MappingNode || !has(n, "process") {
+		return a, d.errAt(n, join(path, "process"), "missing", "one of "+strings.Join(workloads.ProcessNames(), ", "))
+	}
+	return a, d.checkKeys(n, path, "arrival process", a.Process, processKeys[a.Process])
+}
+
+func (d *decoder) service(n *yaml.Node, path, dir string) (workloads.ServiceSpec, error) {
+	var s workloads.ServiceSpec
+	var file, column string
+	var fileNode *yaml.Node
+	err := d.mapping(n, path, []field{
+		{"dist", func(n *yaml.Node, p string) (err error) { s.Dist, err = d.enum(n, p, workloads.DistNames()); return }},
+		{"mean", func(n *yaml.Node, p string) (err error) { s.Mean, err = d.duration(n, p); return }},
+		{"value", func(n *yaml.Node, p string) (err error) { s.Mean, err = d.duration(n, p); return }},
+		{"cv", func(n *yaml.Node, p string) (err error) {
+			s.CV, err = d.float(n, p, "a coefficient of variation > 0")
+			return
+		}},
+		{"min", func(n *yaml.Node, p string) (err error) { s.Min, err = d.duration(n, p); return }},
+		{"max", func(n *yaml.Node, p string) (err error) { s.Max, err = d.duration(n, p); return }},
+		{"alpha", func(n *yaml.Node, p string) (err error) { s.Alpha, err = d.float(n, p, "a tail index > 1"); return }},
+		{"file", func(n *yaml.Node, p string) (err error) {
+			fileNode = n
+			file, err = d.scalar(n, p, "a CSV file path")
+			return
+		}},
+		{"column", func(n *yaml.Node, p string) (err error) { column, err = d.scalar(n, p, "a CSV column name"); return }},
+	})
+	if err != nil {
+		return s, err
+	}
+	if n.Kind != yaml.MappingNode || !has(n, "dist") {
+		return s, d.errAt(n, join(path, "dist"), "missing", "one of "+strings.Join(workloads.DistNames(), ", "))
+	}
+	if has(n, "mean") && has(n, "value") {
+		return s, d.errAt(child(n, "value"), join(path, "value"), "give mean or value, not both", "value (or mean) for a constant")
+	}
+	if err := d.checkKeys(n, path, "distribution", s.Dist, distKeys[s.Dist]); err != nil {
+		return s, err
+	}
+	if s.Dist == "empirical" {
+		if column == "" {
+			column = "service_s"
+		}
+		if s.Samples, err = readSamples(resolvePath(dir, file), column); err != nil {
+			if ie, ok := err.(*inputerr.Error); ok && ie.Line == 0 && strings.HasPrefix(ie.Msg, "cannot open") {
+				return s, d.errAt(fileNode, join(path, "file"), ie.Msg, "a CSV file, relative to the scenario's folder")
+			}
+			return s, err
+		}
+	}
+	// Check the parameters now, so the error points at this block.
+	if _, err := workloads.NewDistribution(s, workloads.NewStream(0, "check")); err != nil {
+		var pe *workloads.ParamError
+		if errors.As(err, &pe) {
+			at := child(n, pe.Field)
+			if at == nil {
+				at = n
+			}
+			return s, d.errAt(at, join(path, pe.Field), pe.Msg, pe.Allowed)
+		}
+		return s, err
+	}
+	return s, nil
+}
+
+// readSamples reads one column of service times (seconds) from a CSV file
+// with a header.
+func readSamples(path, column string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot open samples: %v", err), "")
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	r.TrimLeadingSpace = true
+	header, err := r.Read()
+	if err != nil {
+		return nil, inputerr.New(path, 1, 0, "", "no header", fmt.Sprintf("a CSV file with a %q column", column))
+	}
+	idx := -1
+	for i, h := range header {
+		if strings.TrimSpace(h) == column {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, inputerr.New(path, 1, 0, column, "column not found", "columns: "+strings.Join(header, ", "))
+	}
+	var out []float64
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, inputerr.New(path, pe.Line, pe.Column, "", "malformed CSV: "+pe.Err.Error(), "")
+			}
+			return nil, err
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[idx]), 64)
+		line, col := r.FieldPos(idx)
+		if err != nil || v < 0 || v != v {
+			return nil, inputerr.New(path, line, col, column, fmt.Sprintf("not a service time: %q", rec[idx]), "seconds >= 0")
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, inputerr.New(path, 0, 0, column, "no samples", "one service time in seconds per row")
+	}
+	return out, nil
+}
+
+func (d *decoder) priority(n *yaml.Node, path string) (workloads.PrioritySpec, error) {
+	var p workloads.PrioritySpec
+	err := d.mapping(n, path, []field{
+		{"min", func(n *yaml.Node, q string) error {
+			v, err := d.integer(n, q, "an integer")
+			p.Min = int32(v)
+			return err
+		}},
+		{"max", func(n *yaml.Node, q string) error {
+			v, err := d.integer(n, q, "an integer")
+			p.Max = int32(v)
+			return err
+		}},
+	})
+	if err == nil && p.Max < p.Min {
+		err = d.errAt(n, join(path, "max"), fmt.Sprintf("%d is below min %d", p.Max, p.Min), "min <= max")
+	}
+	return p, err
+}
+
+func (d *decoder) events(n *yaml.Node, path string, sc *Scenario) error {
+	items, err := d.sequence(n, path, "a list of events")
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		ev := Event{Line: it.Line}
+		hasAt := false
+		err := d.mapping(it, p, []field{
+			{"at", func(n *yaml.Node, p string) (err error) {
+				hasAt = true
+				if ev.At, err = d.duration(n, p); err == nil && ev.At < 0 {
+					err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", ev.At), "a time within the run")
+				}
+				return
+			}},
+			{"set", func(n *yaml.Node, p string) error {
+				return d.mapping(n, p, []field{
+					{"core", func(n *yaml.Node, p string) error { v, err := d.size(n, p); ev.Core = &v; return err }},
+					{"max", func(n *yaml.Node, p string) error { v, err := d.size(n, p); ev.Max = &v; return err }},
+					{"keepAlive", func(n *yaml.Node, p string) error { v, err := d.duration(n, p); ev.KeepAlive = &v; return err }},
+					{"allowCoreThreadTimeOut", func(n *yaml.Node, p string) error { v, err := d.boolean(n, p); ev.CoreTimeOut = &v; return err }},
+				})
+			}},
+			{"shutdown", func(n *yaml.Node, p string) (err error) {
+				ev.Shutdown, err = d.enum(n, p, []string{"graceful", "now"})
+				return
+			}},
+		})
+		if err != nil {
+			return err
+		}
+		if !hasAt {
+			return d.errAt(it, p+".at", "missing", "when the event happens, e.g. at: 1h")
+		}
+		if ev.Core == nil && ev.Max == nil && ev.KeepAlive == nil && ev.CoreTimeOut == nil && ev.Shutdown == "" {
+			return d.errAt(it, p, "does nothing", "set: {core, max, keepAlive, allowCoreThreadTimeOut} and/or shutdown: graceful|now")
+		}
+		sc.Events = append(sc.Events, ev)
+	}
+	return nil
+}
+
+// checkEvents checks event order and times, and replays the setters on the
+// configuration to catch what the JDK would refuse (R21–R24) before the run.
+func (d *decoder) checkEvents(root *yaml.Node, sc *Scenario) error {
+	if len(sc.Events) == 0 {
+		return nil
+	}
+	items, _ := d.sequence(child(root, "events"), "events", "")
+	cfg := sc.Pool.Config
+	var prev time.Duration
+	for i, ev := range sc.Events {
+		p := fmt.Sprintf("events[%d]", i)
+		at := child(items[i], "at")
+		if ev.At < prev {
+			return d.errAt(at, p+".at", fmt.Sprintf("%v is before the previous event's %v", ev.At, prev), "events in time order")
+		}
+		if ev.At > sc.Duration {
+			return d.errAt(at, p+".at", fmt.Sprintf("%v is after the end of the run (%v)", ev.At, sc.Duration), "times within the duration")
+		}
+		prev = ev.At
+		set := child(items[i], "set")
+		bad := func(key, msg, rule string) error {
+			n := child(set, key)
+			if n == nil {
+				n = items[i]
+			}
+			return d.errAt(n, p+".set."+key, fmt.Sprintf("at %v: %s", ev.At, msg), rule)
+		}
+		// Apply in the order the runner does: raise max, set core, lower max.
+		if ev.Max != nil && *ev.Max >= cfg.Max {
+			cfg.Max = *ev.Max
+		}
+		if ev.Core != nil {
+			if *ev.Core < 0 || *ev.Core > cfg.Max {
+				return bad("core", fmt.Sprintf("must be in 0..max (%s), got %d", sizeString(cfg.Max), *ev.Core), "R21: setCorePoolSize throws IllegalArgumentException")
+			}
+			cfg.Core = *ev.Core
+		}
+		if ev.Max != nil && *ev.Max < cfg.Max {
+			if *ev.Max <= 0 || *ev.Max < cfg.Core {
+				return bad("max", fmt.Sprintf("must be >= max(1, core (%d)), got %d", cfg.Core, *ev.Max), "R22: setMaximumPoolSize throws IllegalArgumentException")
+			}
+			cfg.Max = *ev.Max
+		}
+		if ev.CoreTimeOut != nil && !*ev.CoreTimeOut {
+			cfg.CoreTimeOut = false
+		}
+		if ev.KeepAlive != nil {
+			if *ev.KeepAlive < 0 || (*ev.KeepAlive == 0 && cfg.CoreTimeOut) {
+				return bad("keepAlive", fmt.Sprintf("%v is refused (negative, or 0 while core threads time out)", *ev.KeepAlive), "R23: setKeepAliveTime throws IllegalArgumentException")
+			}
+			cfg.KeepAlive = *ev.KeepAlive
+		}
+		if ev.CoreTimeOut != nil && *ev.CoreTimeOut {
+			if cfg.KeepAlive <= 0 {
+				return bad("allowCoreThreadTimeOut", "needs keepAlive > 0", "R24: core threads must have nonzero keep alive times")
+			}
+			cfg.CoreTimeOut = true
+		}
+		if sc.Pool.Preset == "single" && (ev.Core != nil || ev.Max != nil) {
+			return bad("core", "newSingleThreadExecutor() hides the setters", "R82")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// Scenario is one experiment, validated and inert: a pool, a workload,
+// runtime events and what to record. Loading never runs anything.
+type Scenario struct {
+	Path        string // the file it came from ("" if built in code)
+	Name        string
+	Description string
+	Seed        uint64
+	Duration    time.Duration // virtual time to simulate
+	Warmup      time.Duration // steady-state statistics ignore what happens before
+	Sample      time.Duration // timeline resolution
+	Pool        Pool
+	Workload    workloads.Spec
+	Events      []Event
+	Snapshots   []time.Duration
+	Limits      Limits
+	// Text is the scenario as given (the file with --set overrides applied),
+	// for reports.
+	Text []byte
+}
+
+// Pool is the pool's configuration plus what names it.
+type Pool struct {
+	// Preset is the preset the configuration started from (jdk, fixed,
+	// cached, single, tomcat, ...).
+	Preset string
+	// ThreadNamePrefix names workers in snapshots, as the thread factory
+	// would: pool-1-thread-, http-nio-8080-exec-, task-, ...
+	ThreadNamePrefix string
+	model.Config
+}
+
+// Event is a runtime change at a virtual time, as the JDK setters or
+// shutdown calls would make it. Nil fields are left unchanged.
+type Event struct {
+	At          time.Duration
+	Line        int // where it was written, for error messages
+	Core        *int
+	Max         *int
+	KeepAlive   *time.Duration
+	CoreTimeOut *bool
+	Shutdown    string // "", "graceful" (shutdown()) or "now" (shutdownNow())
+}
+
+// Limits protect the user's machine from scenarios that explode.
+type Limits struct {
+	// MaxQueued stops the run, reporting the growth as a finding, when the
+	// queue holds this many tasks. 0 = no limit.
+	MaxQueued int
+}

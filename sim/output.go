@@ -1,0 +1,347 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+)
+
+// TimelineHeader is timeline.csv's header. The first nine columns are fixed
+// by CONTRACT.md §2; the rest extend it.
+const TimelineHeader = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected," +
+	"discarded,caller_ran,failed,threads_created,threads_exited,core,max," +
+	"wait_mean_s,wait_p50_s,wait_p99_s,wait_max_s,response_p99_s,run_state"
+
+type timelineWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+func newTimelineWriter(w io.Writer) *timelineWriter {
+	t := &timelineWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	t.w.WriteString(TimelineHeader + "\n")
+	return t
+}
+
+// FormatFloat is the one float format of every output: the shortest
+// decimal that reads back to the same float64, so outputs are byte-stable.
+func FormatFloat(x float64) string { return string(appendFloat(nil, x)) }
+
+func appendFloat(b []byte, x float64) []byte {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return b // an empty cell: no value
+	}
+	return strconv.AppendFloat(b, x, 'f', -1, 64)
+}
+
+// appendSeconds formats a duration as seconds, exactly.
+func appendSeconds(b []byte, d time.Duration) []byte {
+	return strconv.AppendFloat(b, d.Seconds(), 'f', -1, 64)
+}
+
+func (t *timelineWriter) row(now time.Duration, rec *recorder, p *model.Pool) error {
+	b := t.buf[:0]
+	b = appendSeconds(b, now)
+	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.busy), int64(rec.idleTimed), int64(rec.idleUntimed),
+		int64(rec.queueLen), rec.submitted, rec.completed, rec.rejected, rec.discarded, rec.callerRan, rec.failed,
+		rec.threadsCreated, rec.threadsExited, int64(p.Config().Core), int64(p.Config().Max)} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, v, 10)
+	}
+	for _, v := range [...]float64{rec.ivWait.mean(), rec.ivWait.quantile(0.5), rec.ivWait.quantile(0.99),
+		maxSeconds(&rec.ivWait), rec.ivResponse.quantile(0.99)} {
+		b = append(b, ',')
+		b = appendFloat(b, v)
+	}
+	b = append(b, ',')
+	b = append(b, p.RunState().String()...)
+	b = append(b, '\n')
+	t.buf = b
+	_, err := t.w.Write(b)
+	return err
+}
+
+func maxSeconds(h *intervalHist) float64 {
+	if h.n == 0 {
+		return math.NaN()
+	}
+	return h.max.Seconds()
+}
+
+func (t *timelineWriter) flush() error { return t.w.Flush() }
+
+// Stat is a statistic that may be undefined (no task in the steady state):
+// it encodes as JSON null then, never as NaN.
+type Stat float64
+
+// MarshalJSON encodes NaN and infinities as null.
+func (s Stat) MarshalJSON() ([]byte, error) {
+	x := float64(s)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	return appendFloat(nil, x), nil
+}
+
+// Summary is summary.json: a flat object in a fixed field order. Counts cover
+// the whole run; *_mean, *_max of pool and queue, and wait/response
+// statistics cover the steady state (from warmup on).
+type Summary struct {
+	Name string `json:"name"`
+	Seed uint64 `json:"seed"`
+
+	Submitted  int64 `json:"submitted"`
+	Completed  int64 `json:"completed"`
+	Rejected   int64 `json:"rejected"`
+	Discarded  int64 `json:"discarded"`
+	CallerRan  int64 `json:"caller_ran"`
+	QueuedEnd  int64 `json:"queued_end"`
+	RunningEnd int64 `json:"running_end"`
+	Failed     int64 `json:"failed"`
+
+	LargestPoolSize int   `json:"largest_pool_size"`
+	FinalPoolSize   int   `json:"final_pool_size"`
+	PoolSizeMean    Stat  `json:"pool_size_mean"`
+	PoolSizeMax     int   `json:"pool_size_max"`
+	BusyMean        Stat  `json:"busy_mean"`
+	IdleTimedMean   Stat  `json:"idle_timed_mean"`
+	IdleUntimedMean Stat  `json:"idle_untimed_mean"`
+	QueueLenMean    Stat  `json:"queue_len_mean"`
+	QueueLenMax     int   `json:"queue_len_max"`
+	FinalIdleTimed  int   `json:"final_idle_timed"`
+	FinalIdleUntime int   `json:"final_idle_untimed"`
+	FinalBusy       int   `json:"final_busy"`
+	Utilization     Stat  `json:"utilization"`
+	SteadyTasks     int64 `json:"steady_tasks"`
+
+	WaitMean     Stat `json:"wait_mean_s"`
+	WaitP50      Stat `json:"wait_p50_s"`
+	WaitP90      Stat `json:"wait_p90_s"`
+	WaitP99      Stat `json:"wait_p99_s"`
+	WaitMax      Stat `json:"wait_max_s"`
+	ResponseMean Stat `json:"response_mean_s"`
+	ResponseP50  Stat `json:"response_p50_s"`
+	ResponseP99  Stat `json:"response_p99_s"`
+	ResponseMax  Stat `json:"response_max_s"`
+
+	SubmitDelayMean Stat `json:"submit_delay_mean_s"`
+	SubmitDelayMax  Stat `json:"submit_delay_max_s"`
+	CallerBusy      Stat `json:"caller_busy_s"`
+
+	ThreadsCreated int64 `json:"threads_created"`
+	ThreadsExited  int64 `json:"threads_exited"`
+
+	Aborted              int64 `json:"aborted"`
+	DiscardedByPolicy    int64 `json:"discarded_by_policy"`
+	DiscardedOldest      int64 `json:"discarded_oldest"`
+	DroppedAfterShutdown int64 `json:"dropped_after_shutdown"`
+	Drained              int64 `json:"drained_by_shutdown_now"`
+	ThreadStartFailures  int64 `json:"thread_start_failures"`
+	RetryExhausted       int64 `json:"retry_exhausted"`
+
+	RunState     string `json:"run_state"`
+	ShutdownAt   Stat   `json:"shutdown_at_s"`
+	TerminatedAt Stat   `json:"terminated_at_s"`
+
+	Events   int64   `json:"events"`
+	SimTime  float64 `json:"sim_time_s"`
+	Warmup   float64 `json:"warmup_s"`
+	Complete bool    `json:"complete"`
+}
+
+// Perf is perf.json: how fast the run went on this machine. It is the only
+// output that differs between identical runs.
+type Perf struct {
+	WallS        float64 `json:"wall_s"`
+	EventsPerS   float64 `json:"events_per_s"`
+	TasksPerS    float64 `json:"tasks_per_s"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	HeapSysBytes uint64  `json:"go_heap_sys_bytes"`
+}
+
+// Result is what a run found.
+type Result struct {
+	Summary  Summary
+	Perf     Perf
+	Complete bool
+	// StopReason says why an incomplete run stopped.
+	StopReason string
+	// Findings are notable facts in plain words ("the OS refused a thread at
+	// t=…").
+	Findings []string
+	// Applied lists the runtime events as applied, in order.
+	Applied []string
+}
+
+func (r *runner) result() *Result {
+	rec, p := r.rec, r.pool
+	span := (r.now - r.sc.Warmup).Seconds()
+	mean := func(area float64) Stat {
+		if span <= 0 {
+			return Stat(math.NaN())
+		}
+		return Stat(area / span)
+	}
+	avg := func(sum float64, n int64) Stat {
+		if n == 0 {
+			return Stat(math.NaN())
+		}
+		return Stat(sum / float64(n))
+	}
+	maxOf := func(d time.Duration, n int64) Stat {
+		if n == 0 {
+			return Stat(math.NaN())
+		}
+		return Stat(d.Seconds())
+	}
+	at := func(ok bool, d time.Duration) Stat {
+		if !ok {
+			return Stat(math.NaN())
+		}
+		return Stat(d.Seconds())
+	}
+	s := Summary{
+		Name:            r.sc.Name,
+		Seed:            r.sc.Seed,
+		Submitted:       rec.submitted,
+		Completed:       rec.completed,
+		Rejected:        rec.rejected,
+		Discarded:       rec.discarded,
+		CallerRan:       rec.callerRan,
+		QueuedEnd:       int64(p.QueueLen()),
+		RunningEnd:      int64(p.ActiveCount()),
+		Failed:          rec.failed,
+		LargestPoolSize: p.LargestPoolSize(),
+		FinalPoolSize:   p.PoolSize(),
+		PoolSizeMean:    mean(rec.areaPool),
+		PoolSizeMax:     rec.poolSizeMax,
+		BusyMean:        mean(rec.areaBusy),
+		IdleTimedMean:   mean(rec.areaTimed),
+		IdleUntimedMean: mean(rec.areaUntimed),
+		QueueLenMean:    mean(rec.areaQueue),
+		QueueLenMax:     rec.queueLenMax,
+		FinalIdleTimed:  p.Count(model.IdleTimed),
+		FinalIdleUntime: p.Count(model.IdleUntimed),
+		FinalBusy:       p.ActiveCount(),
+		SteadyTasks:     rec.nWait,
+		WaitMean:        avg(rec.waitSum, rec.nWait),
+		WaitP50:         Stat(quantile(rec.wait, rec.nWait, 0.50, rec.waitMax)),
+		WaitP90:         Stat(quantile(rec.wait, rec.nWait, 0.90, rec.waitMax)),
+		WaitP99:         Stat(quantile(rec.wait, rec.nWait, 0.99, rec.waitMax)),
+		WaitMax:         maxOf(rec.waitMax, rec.nWait),
+		ResponseMean:    avg(rec.responseSum, rec.nResponse),
+		ResponseP50:     Stat(quantile(rec.response, rec.nResponse, 0.50, rec.responseMax)),
+		ResponseP99:     Stat(quantile(rec.response, rec.nResponse, 0.99, rec.responseMax)),
+		ResponseMax:     maxOf(rec.responseMax, rec.nResponse),
+		SubmitDelayMean: avg(rec.submitDelaySum, rec.nSubmitSteady),
+		SubmitDelayMax:  maxOf(rec.submitDelayMax, rec.nSubmitSteady),
+		CallerBusy:      Stat(rec.callerBusy.Seconds()),
+		ThreadsCreated:  rec.threadsCreated,
+		ThreadsExited:   rec.threadsExited,
+
+		Aborted:              rec.lost[model.Aborted],
+		DiscardedByPolicy:    rec.lost[model.Discarded],
+		DiscardedOldest:      rec.lost[model.DiscardedOldest],
+		DroppedAfterShutdown: rec.lost[model.DroppedAfterShutdown],
+		Drained:              rec.lost[model.Drained],
+		ThreadStartFailures:  rec.lost[model.ThreadStartFailed],
+		RetryExhausted:       rec.lost[model.RetryExhausted],
+
+		RunState:     p.RunState().String(),
+		ShutdownAt:   at(rec.haveShutdown, rec.shutdownAt),
+		TerminatedAt: at(rec.haveTerminated, rec.terminatedAt),
+
+		Events:   r.events,
+		SimTime:  r.now.Seconds(),
+		Warmup:   r.sc.Warmup.Seconds(),
+		Complete: !r.stopped,
+	}
+	if pm := float64(s.PoolSizeMean); pm > 0 {
+		s.Utilization = Stat(float64(s.BusyMean) / pm)
+	} else {
+		s.Utilization = Stat(math.NaN())
+	}
+	res := &Result{Summary: s, Complete: !r.stopped, StopReason: r.stopReason, Applied: rec.applied}
+	if rec.haveThreadFailure {
+		res.Findings = append(res.Findings, fmt.Sprintf(
+			"the OS refused a new thread at t=%v (limit %d threads): %d tasks were lost with OutOfMemoryError: unable to create native thread (R11, P3)",
+			rec.firstThreadFailure, r.sc.Pool.ThreadLimit, rec.lost[model.ThreadStartFailed]))
+	}
+	if r.stopped {
+		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", r.now, r.stopReason))
+	}
+	return res
+}
+
+// WriteJSON writes v as indented JSON with a trailing newline.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+func measurePerf(wall time.Duration, events, tasks int64) Perf {
+	p := Perf{WallS: wall.Seconds()}
+	if wall > 0 {
+		p.EventsPerS = float64(events) / wall.Seconds()
+		p.TasksPerS = float64(tasks) / wall.Seconds()
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		p.PeakRSSBytes = int64(ru.Maxrss) * 1024 // kilobytes on Linux
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	p.HeapSysBytes = ms.HeapSys
+	return p
+}
+
+// snapshot writes a thread-dump-like view of every worker (snapshots.txt).
+func (r *runner) snapshot() error {
+	w := r.opt.Snapshots
+	if w == nil {
+		return nil
+	}
+	p := r.pool
+	cfg := p.Config()
+	prefix := r.sc.Pool.ThreadNamePrefix
+	rank := map[*model.Worker]int{}
+	n := 0
+	p.Parked(func(w *model.Worker) { n++; rank[w] = n })
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== snapshot at %v (t=%ss) ===\n", r.now, FormatFloat(r.now.Seconds()))
+	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s.poll(%v), %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
+		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), cfg.Queue.JavaName(), cfg.KeepAlive,
+		p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, sizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
+	p.Workers(func(w *model.Worker) {
+		fmt.Fprintf(&b, "%q ", fmt.Sprintf("%s%d", prefix, w.ID))
+		switch w.State() {
+		case model.Running:
+			t, _ := w.Task()
+			fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)", t.ID, r.now-w.Since(), t.Service, w.Since()-t.Arrival)
+		case model.IdleTimed:
+			fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.poll for %v, times out in %v; hand-off rank %d",
+				cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
+		case model.IdleUntimed:
+			fmt.Fprintf(&b, "WAITING (parking) in %s.take for %v; hand-off rank %d",
+				cfg.Queue.JavaName(), r.now-w.Since(), rank[w])
+		}
+		fmt.Fprintf(&b, "; started at %v, %d tasks done\n", w.Created, w.Completed)
+	})
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,323 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+)
+
+// HDR histogram range: nanoseconds up to ~3 years, 3 significant digits
+// (relative error ≤ 0.1%; a zero wait stays exactly 0), in fixed memory
+// (~400 KB) whatever the run length.
+const (
+	hdrLowest  = int64(1)
+	hdrHighest = int64(1e17)
+	hdrDigits  = 3
+)
+
+// recorder keeps the run's counters and statistics. It is fed by the
+// runner's Observer methods (the model's notifications) and never scans the
+// model's internals, except the queue length after each event.
+type recorder struct {
+	warmup time.Duration
+
+	// Cumulative counts over the whole run.
+	submitted, completed, rejected, discarded, callerRan, failed int64
+	threadsCreated, threadsExited                                int64
+	lost                                                         [model.RetryExhausted + 1]int64
+
+	// Current state.
+	poolSize, busy, idleTimed, idleUntimed, queueLen int
+
+	// Steady state (from warmup on).
+	lastT                                                 time.Duration
+	areaPool, areaBusy, areaTimed, areaUntimed, areaQueue float64
+	poolSizeMax, queueLenMax                              int
+	wait, response                                        *hdr.Histogram
+	waitSum, responseSum                                  float64
+	waitMax, responseMax                                  time.Duration
+	nWait, nResponse                                      int64
+	submitDelaySum                                        float64
+	submitDelayMax                                        time.Duration
+	nSubmitSteady                                         int64
+	callerBusy                                            time.Duration // time the submitter spent running rejected tasks
+	firstThreadFailure, firstRejection                    time.Duration
+	haveThreadFailure, haveRejection                      bool
+	shutdownAt, terminatedAt                              time.Duration
+	haveShutdown, haveTerminated                          bool
+	runState                                              model.RunState
+
+	// The current timeline interval.
+	ivWait, ivResponse intervalHist
+
+	applied []string // runtime events, as applied
+}
+
+func newRecorder(sc *scenarios.Scenario) *recorder {
+	return &recorder{
+		warmup:   sc.Warmup,
+		wait:     hdr.New(hdrLowest, hdrHighest, hdrDigits),
+		response: hdr.New(hdrLowest, hdrHighest, hdrDigits),
+	}
+}
+
+func (r *recorder) steady(t time.Duration) bool { return t >= r.warmup }
+
+// advance integrates the state held since the last event up to t.
+func (r *recorder) advance(t time.Duration) {
+	if t <= r.lastT {
+		return
+	}
+	from := r.lastT
+	if from < r.warmup {
+		from = r.warmup
+		if t >= r.warmup {
+			r.observeMax() // the state that holds at the warmup boundary
+		}
+	}
+	if t > from {
+		dt := (t - from).Seconds()
+		r.areaPool += float64(r.poolSize) * dt
+		r.areaBusy += float64(r.busy) * dt
+		r.areaTimed += float64(r.idleTimed) * dt
+		r.areaUntimed += float64(r.idleUntimed) * dt
+		r.areaQueue += float64(r.queueLen) * dt
+	}
+	r.lastT = t
+}
+
+func (r *recorder) observeMax() {
+	if r.poolSize > r.poolSizeMax {
+		r.poolSizeMax = r.poolSize
+	}
+	if r.queueLen > r.queueLenMax {
+		r.queueLenMax = r.queueLen
+	}
+}
+
+// settle records the state after an event at now.
+func (r *recorder) settle(now time.Duration, p *model.Pool) {
+	r.queueLen = p.QueueLen()
+	if r.steady(now) {
+		r.observeMax()
+	}
+}
+
+func (r *recorder) resetInterval() {
+	r.ivWait.reset()
+	r.ivResponse.reset()
+}
+
+// checkConservation panics if a task was lost or counted twice (tests).
+func (r *recorder) checkConservation(p *model.Pool) {
+	if r.poolSize != p.PoolSize() || r.busy != p.ActiveCount() ||
+		r.idleTimed != p.Count(model.IdleTimed) || r.idleUntimed != p.Count(model.IdleUntimed) {
+		panic(fmt.Sprintf("sim: recorded counts pool=%d busy=%d timed=%d untimed=%d disagree with the model's %d/%d/%d/%d",
+			r.poolSize, r.busy, r.idleTimed, r.idleUntimed, p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.Count(model.IdleUntimed)))
+	}
+	if got := r.completed + r.callerRan + r.discarded + int64(p.QueueLen()) + int64(p.ActiveCount()); got != r.submitted {
+		panic(fmt.Sprintf("sim: conservation broken: submitted %d != completed %d + caller_ran %d + discarded %d + queued %d + running %d",
+			r.submitted, r.completed, r.callerRan, r.discarded, p.QueueLen(), p.ActiveCount()))
+	}
+}
+
+// --- the runner is the model's Observer ---
+
+func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to model.State) {
+	rec := r.rec
+	switch from {
+	case model.Starting:
+		rec.threadsCreated++
+		rec.poolSize++
+	case model.Running:
+		rec.busy--
+	case model.IdleTimed:
+		rec.idleTimed--
+	case model.IdleUntimed:
+		rec.idleUntimed--
+	}
+	switch to {
+	case model.Exited:
+		rec.threadsExited++
+		rec.poolSize--
+	case model.Running:
+		rec.busy++
+	case model.IdleTimed:
+		rec.idleTimed++
+	case model.IdleUntimed:
+		rec.idleUntimed++
+	}
+}
+
+func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
+	r.h.push(event{at: now + t.Service, phase: phaseCompletion, w: w})
+	wait := now - t.Arrival
+	r.rec.ivWait.record(wait)
+	if r.rec.steady(now) {
+		rec := r.rec
+		rec.nWait++
+		rec.waitSum += wait.Seconds()
+		if wait > rec.waitMax {
+			rec.waitMax = wait
+		}
+		_ = rec.wait.RecordValue(clampHDR(wait))
+	}
+}
+
+func (r *runner) KeepAliveArmed(now time.Duration, w *model.Worker) {
+	if d := w.Deadline(); w.HostTimer == 0 || w.HostTimer > d {
+		r.armTimer(w, d)
+	}
+}
+
+func (r *runner) armTimer(w *model.Worker, at time.Duration) {
+	w.HostTimer = at
+	r.h.push(event{at: at, phase: phaseKeepAlive, w: w})
+}
+
+func (r *runner) Rejected(now time.Duration, t *model.Task) {
+	rec := r.rec
+	rec.rejected++
+	if !rec.haveRejection {
+		rec.haveRejection, rec.firstRejection = true, now
+	}
+}
+
+func (r *runner) CallerRuns(now time.Duration, t *model.Task) {
+	rec := r.rec
+	rec.callerRan++
+	rec.callerBusy += t.Service
+	if t.Fails {
+		rec.failed++
+	}
+	if end := now + t.Service; end > r.submitterFree {
+		r.submitterFree = end
+	}
+}
+
+func (r *runner) Lost(now time.Duration, t *model.Task, why model.Outcome) {
+	rec := r.rec
+	rec.discarded++
+	rec.lost[why]++
+	if why == model.ThreadStartFailed && !rec.haveThreadFailure {
+		rec.haveThreadFailure, rec.firstThreadFailure = true, now
+	}
+}
+
+func (r *runner) RunStateChanged(now time.Duration, from, to model.RunState) {
+	rec := r.rec
+	rec.runState = to
+	switch to {
+	case model.PoolShutdown, model.PoolStop:
+		if !rec.haveShutdown {
+			rec.haveShutdown, rec.shutdownAt = true, now
+		}
+	case model.PoolTerminated:
+		rec.haveTerminated, rec.terminatedAt = true, now
+	}
+}
+
+// onSubmit counts a submission.
+func (rec *recorder) onSubmit(now time.Duration, t *model.Task) {
+	rec.submitted++
+	if rec.steady(now) {
+		d := t.Submit - t.Arrival
+		rec.nSubmitSteady++
+		rec.submitDelaySum += d.Seconds()
+		if d > rec.submitDelayMax {
+			rec.submitDelayMax = d
+		}
+	}
+}
+
+// onComplete records the end of w's task, before the model hears of it.
+func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
+	t, _ := w.Task()
+	rec.completed++
+	if t.Fails {
+		rec.failed++
+	}
+	resp := now - t.Arrival
+	rec.ivResponse.record(resp)
+	if rec.steady(now) {
+		rec.nResponse++
+		rec.responseSum += resp.Seconds()
+		if resp > rec.responseMax {
+			rec.responseMax = resp
+		}
+		_ = rec.response.RecordValue(clampHDR(resp))
+	}
+}
+
+func (rec *recorder) runtimeEvent(now time.Duration, ev scenarios.Event) {
+	rec.applied = append(rec.applied, describeEvent(ev))
+}
+
+// describeEvent renders a runtime event as the calls it makes.
+func describeEvent(ev scenarios.Event) string {
+	s := ""
+	add := func(x string) {
+		if s != "" {
+			s += " "
+		}
+		s += x
+	}
+	if ev.Core != nil {
+		add(fmt.Sprintf("core=%d", *ev.Core))
+	}
+	if ev.Max != nil {
+		add(fmt.Sprintf("max=%s", sizeString(*ev.Max)))
+	}
+	if ev.KeepAlive != nil {
+		add(fmt.Sprintf("keepAlive=%v", *ev.KeepAlive))
+	}
+	if ev.CoreTimeOut != nil {
+		add(fmt.Sprintf("allowCoreThreadTimeOut=%v", *ev.CoreTimeOut))
+	}
+	if s != "" {
+		s = "set " + s
+	}
+	switch ev.Shutdown {
+	case "graceful":
+		add("shutdown")
+	case "now":
+		add("shutdownNow")
+	}
+	return s
+}
+
+func sizeString(n int) string {
+	if n == model.Unbounded {
+		return "unbounded"
+	}
+	return fmt.Sprint(n)
+}
+
+func clampHDR(d time.Duration) int64 {
+	v := int64(d)
+	if v < 0 {
+		return 0
+	}
+	if v > hdrHighest {
+		return hdrHighest
+	}
+	return v
+}
+
+// quantile returns the q-quantile in seconds (NaN when empty), never above
+// the exact maximum (HDR reports a bucket's upper bound).
+func quantile(h *hdr.Histogram, n int64, q float64, max time.Duration) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	v := time.Duration(h.ValueAtQuantile(q * 100))
+	if v > max {
+		v = max
+	}
+	return v.Seconds()
+}

@@ -1,0 +1,308 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// Options are what a run writes and checks besides its Result.
+type Options struct {
+	// Timeline receives timeline.csv as the run is sampled; nil skips it.
+	Timeline io.Writer
+	// Snapshots receives snapshots.txt; nil skips it.
+	Snapshots io.Writer
+	// CheckInvariants checks the model's and the run's invariants after
+	// every event and panics on a violation (tests).
+	CheckInvariants bool
+	// Observe, if set, is called after every event with the pool (tests).
+	Observe func(now time.Duration, p *model.Pool)
+	// Workload overrides the scenario's workload source (tests, importers).
+	Workload workloads.Source
+}
+
+// ctxCheckEvery is how many events pass between checks for cancellation.
+const ctxCheckEvery = 1 << 14
+
+// Run simulates sc. It returns an error only for bad input (a runtime event
+// the JDK would refuse, a broken trace) or a failed write; a cancelled
+// context ends the run early with Result.Complete false.
+func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, error) {
+	start := time.Now()
+	r, err := newRunner(sc, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.src.Close()
+	if err := r.loop(ctx); err != nil {
+		return nil, err
+	}
+	res := r.result()
+	res.Perf = measurePerf(time.Since(start), res.Summary.Events, res.Summary.Submitted)
+	return res, nil
+}
+
+type runner struct {
+	sc   *scenarios.Scenario
+	opt  Options
+	pool *model.Pool
+	src  workloads.Source
+	rec  *recorder
+	h    eventHeap
+
+	now            time.Duration
+	next           workloads.Arrival // the arrival the pending arrival event submits
+	submitterFree  time.Duration     // caller-runs: the submitter is busy until then
+	nextTaskID     uint64
+	samples        int64 // samples taken
+	stopped        bool
+	stopReason     string
+	events         int64
+	tl             *timelineWriter
+	snapshotsTaken int
+}
+
+func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
+	if sc.Sample <= 0 {
+		return nil, errors.New("sim: sample interval must be > 0")
+	}
+	r := &runner{sc: sc, opt: opt}
+	r.rec = newRecorder(sc)
+	if opt.Timeline != nil {
+		r.tl = newTimelineWriter(opt.Timeline)
+	}
+	src := opt.Workload
+	if src == nil {
+		var err error
+		if src, err = workloads.New(sc.Workload, sc.Seed); err != nil {
+			return nil, scenarioErr(sc, "workload", err)
+		}
+	}
+	r.src = src
+	pool, err := model.New(0, sc.Pool.Config, r)
+	if err != nil {
+		src.Close()
+		return nil, scenarioErr(sc, "pool", err)
+	}
+	r.pool = pool
+	// Schedule what is known up front.
+	for i, ev := range sc.Events {
+		if ev.At <= sc.Duration {
+			r.h.push(event{at: ev.At, phase: phaseRuntime, idx: int32(i)})
+		}
+	}
+	for i, at := range sc.Snapshots {
+		if at <= sc.Duration {
+			r.h.push(event{at: at, phase: phaseSnapshot, idx: int32(i)})
+		}
+	}
+	r.h.push(event{at: 0, phase: phaseSample})
+	r.pullArrival()
+	return r, nil
+}
+
+// scenarioErr turns a model or workload error into an input error naming
+// the scenario file.
+func scenarioErr(sc *scenarios.Scenario, section string, err error) error {
+	if inputerr.Is(err) {
+		return err
+	}
+	var ce *model.ConfigError
+	if errors.As(err, &ce) {
+		return inputerr.New(sc.Path, 0, 0, section+"."+ce.Field, ce.Msg, ce.Rule)
+	}
+	var pe *workloads.ParamError
+	if errors.As(err, &pe) {
+		return inputerr.New(sc.Path, 0, 0, section+"."+pe.Field, pe.Msg, pe.Allowed)
+	}
+	return fmt.Errorf("sim: %s: %w", section, err)
+}
+
+// pullArrival draws the next arrival and schedules its submission: at its
+// time, or when the submitter is free again if a caller-runs task holds it
+// (backlogged submissions then go in order, back to back).
+func (r *runner) pullArrival() {
+	a, ok := r.src.Next()
+	if !ok || a.At > r.sc.Duration {
+		return
+	}
+	r.next = a
+	at := a.At
+	if r.submitterFree > at {
+		at = r.submitterFree
+	}
+	r.h.push(event{at: at, phase: phaseArrival})
+}
+
+func (r *runner) loop(ctx context.Context) error {
+	for r.h.len() > 0 && !r.stopped {
+		if r.h.peek().at > r.sc.Duration {
+			break
+		}
+		ev := r.h.pop()
+		r.events++
+		if r.events%ctxCheckEvery == 0 && ctx.Err() != nil {
+			r.stop(ev.at, "interrupted")
+			break
+		}
+		r.rec.advance(ev.at)
+		r.now = ev.at
+		switch ev.phase {
+		case phaseCompletion:
+			r.rec.onComplete(ev.at, ev.w)
+			r.pool.TaskDone(ev.at, ev.w)
+		case phaseKeepAlive:
+			r.fireKeepAlive(ev)
+		case phaseArrival:
+			r.submit()
+		case phaseRuntime:
+			if err := r.runtimeEvent(r.sc.Events[ev.idx]); err != nil {
+				return err
+			}
+		case phaseSnapshot:
+			if err := r.snapshot(); err != nil {
+				return err
+			}
+		case phaseSample:
+			if err := r.sample(); err != nil {
+				return err
+			}
+			if next := ev.at + r.sc.Sample; next <= r.sc.Duration {
+				r.h.push(event{at: next, phase: phaseSample})
+			}
+		}
+		r.rec.settle(r.now, r.pool)
+		if lim := r.sc.Limits.MaxQueued; lim > 0 && r.pool.QueueLen() >= lim {
+			r.stop(r.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", lim))
+		}
+		if r.opt.CheckInvariants {
+			r.pool.CheckInvariants()
+			r.rec.checkConservation(r.pool)
+		}
+		if r.opt.Observe != nil {
+			r.opt.Observe(r.now, r.pool)
+		}
+	}
+	if err := r.src.Err(); err != nil {
+		return err
+	}
+	end := r.sc.Duration
+	if r.stopped {
+		end = r.now
+	}
+	r.rec.advance(end)
+	r.now = end
+	if r.tl != nil {
+		return r.tl.flush()
+	}
+	return nil
+}
+
+func (r *runner) stop(at time.Duration, why string) {
+	r.stopped = true
+	r.now = at
+	r.stopReason = why
+}
+
+func (r *runner) submit() {
+	a := r.next
+	r.nextTaskID++
+	t := model.Task{ID: r.nextTaskID, Arrival: a.At, Submit: r.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails}
+	r.rec.onSubmit(r.now, &t)
+	r.pool.Execute(r.now, t)
+	r.pullArrival()
+}
+
+// fireKeepAlive handles a worker's timer. Each worker has at most one timer
+// in the heap (timerAt); a wait that ends early leaves it stale, and a wait
+// that began later than the timer re-arms it at the new deadline.
+func (r *runner) fireKeepAlive(ev event) {
+	w := ev.w
+	if w.HostTimer != ev.at {
+		return // superseded by an earlier re-arm
+	}
+	w.HostTimer = 0
+	if w.State() != model.IdleTimed {
+		return
+	}
+	switch d := w.Deadline(); {
+	case d == ev.at:
+		r.pool.KeepAliveExpired(ev.at, w)
+	case d > ev.at:
+		r.armTimer(w, d)
+	}
+}
+
+func (r *runner) runtimeEvent(ev scenarios.Event) error {
+	p := r.pool
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		var ce *model.ConfigError
+		if errors.As(err, &ce) {
+			return inputerr.New(r.sc.Path, ev.Line, 0, "events.set."+ce.Field,
+				fmt.Sprintf("at %v: %s", ev.At, ce.Msg), ce.Rule)
+		}
+		return err
+	}
+	r.rec.runtimeEvent(r.now, ev)
+	// The JDK refuses a core above max and a max below core at each call,
+	// so raise max before core, and lower core before max.
+	if ev.Max != nil && *ev.Max >= p.Config().Max {
+		if err := wrap(p.SetMaximumPoolSize(r.now, *ev.Max)); err != nil {
+			return err
+		}
+	}
+	if ev.Core != nil {
+		if err := wrap(p.SetCorePoolSize(r.now, *ev.Core)); err != nil {
+			return err
+		}
+	}
+	if ev.Max != nil && *ev.Max < p.Config().Max {
+		if err := wrap(p.SetMaximumPoolSize(r.now, *ev.Max)); err != nil {
+			return err
+		}
+	}
+	if ev.KeepAlive != nil {
+		// Turning core time-out off first lets keepAlive drop to 0.
+		if ev.CoreTimeOut != nil && !*ev.CoreTimeOut {
+			if err := wrap(p.AllowCoreThreadTimeOut(r.now, false)); err != nil {
+				return err
+			}
+		}
+		if err := wrap(p.SetKeepAliveTime(r.now, *ev.KeepAlive)); err != nil {
+			return err
+		}
+	}
+	if ev.CoreTimeOut != nil {
+		if err := wrap(p.AllowCoreThreadTimeOut(r.now, *ev.CoreTimeOut)); err != nil {
+			return err
+		}
+	}
+	switch ev.Shutdown {
+	case "graceful":
+		p.Shutdown(r.now)
+	case "now":
+		p.ShutdownNow(r.now)
+	}
+	return nil
+}
+
+func (r *runner) sample() error {
+	r.samples++
+	if r.tl == nil {
+		r.rec.resetInterval()
+		return nil
+	}
+	err := r.tl.row(r.now, r.rec, r.pool)
+	r.rec.resetInterval()
+	return err
+}
