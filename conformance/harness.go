@@ -251,6 +251,26 @@ func RunN(ctx context.Context, s Script, n int) ([]*Result, error) { return Runn
 
 // Run is the package-level Run on this runner's JVM.
 func (r Runner) Run(ctx context.Context, s Script) (*Result, error) {
+	return r.runText(ctx, s.String(), time.Duration(s.EndMs)*time.Millisecond)
+}
+
+// Check asks the harness whether it accepts the script, without running it: nil, or an
+// error wrapping *inputerr.Error whose line numbers refer to s.String().
+func Check(ctx context.Context, s Script) error { return Runner{}.Check(ctx, s) }
+
+// Check is the package-level Check on this runner's JVM.
+func (r Runner) Check(ctx context.Context, s Script) error {
+	_, err := r.invoke(ctx, s.String(), 0, true)
+	return err
+}
+
+// runText runs a script given as text; end bounds the run when ctx has no deadline.
+func (r Runner) runText(ctx context.Context, text string, end time.Duration) (*Result, error) {
+	return r.invoke(ctx, text, end, false)
+}
+
+// invoke starts the harness on the script text, only validating it when check is set.
+func (r Runner) invoke(ctx context.Context, text string, end time.Duration, check bool) (*Result, error) {
 	if err := r.Available(); err != nil {
 		return nil, err
 	}
@@ -264,7 +284,7 @@ func (r Runner) Run(ctx context.Context, s Script) (*Result, error) {
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(s.EndMs)*time.Millisecond+time.Minute)
+		ctx, cancel = context.WithTimeout(ctx, end+time.Minute)
 		defer cancel()
 	}
 	flags := r.JVMFlags
@@ -272,9 +292,12 @@ func (r Runner) Run(ctx context.Context, s Script) (*Result, error) {
 		flags = DefaultJVMFlags
 	}
 	cp := strings.Join(append([]string{classes}, r.jars()...), string(os.PathListSeparator))
-	args := append(append([]string{}, flags...), "-cp", cp, harnessMain, "--name", scriptName, "-")
+	args := append(append([]string{}, flags...), "-cp", cp, harnessMain, "--name", scriptName)
+	if check {
+		args = append(args, "--check")
+	}
+	args = append(args, "-")
 	cmd := exec.CommandContext(ctx, java, args...)
-	text := s.String()
 	cmd.Stdin = strings.NewReader(text)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -293,6 +316,9 @@ func (r Runner) Run(ctx context.Context, s Script) (*Result, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("conformance: run: harness failed: %w\n%s", err, tail(stderr.String(), 2000))
+	}
+	if check {
+		return nil, nil
 	}
 	res, err := ParseOutput(&stdout)
 	if err != nil {

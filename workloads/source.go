@@ -164,10 +164,10 @@ type phaseSource struct {
 	priorities *rand.Rand
 	failure    float64
 
-	t        time.Duration // last arrival time (or the phase start)
-	k        int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
-	burstAt  time.Duration // burst: time of the current burst
-	done     bool
+	t       time.Duration // last arrival time (or the phase start)
+	k       int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
+	burstAt time.Duration // burst: time of the current burst
+	done    bool
 }
 
 func (s *phaseSource) enter(i int) {

@@ -21,8 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * Runs one script against a real pool and prints what happened as CSV sections on stdout.
  *
  * <pre>
- * java poolsim.conformance.Harness [--name NAME] FILE|-
+ * java poolsim.conformance.Harness [--name NAME] [--check] FILE|-
  * </pre>
+ *
+ * With --check it only parses and validates the script.
  *
  * Exit status: 0 done; 2 bad script or usage (one line on stderr, FILE:LINE:COL: KEY: msg
  * (allowed)); 1 a failure of the harness itself.
@@ -48,9 +50,12 @@ public final class Harness {
     public static void main(String[] args) {
         String name = null;
         String path = null;
+        boolean check = false;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--name") && i + 1 < args.length) {
                 name = args[++i];
+            } else if (args[i].equals("--check")) {
+                check = true;
             } else if (path == null && !args[i].startsWith("--")) {
                 path = args[i];
             } else {
@@ -81,6 +86,9 @@ public final class Harness {
             System.exit(2);
             return;
         }
+        if (check) {
+            System.exit(0);
+        }
         int rc;
         try {
             rc = new Harness(script).run();
@@ -94,7 +102,7 @@ public final class Harness {
     }
 
     private static void usage(String msg) {
-        System.err.println("harness: " + msg + " (usage: java poolsim.conformance.Harness [--name NAME] FILE|-)");
+        System.err.println("harness: " + msg + " (usage: java poolsim.conformance.Harness [--name NAME] [--check] FILE|-)");
         System.exit(2);
     }
 
