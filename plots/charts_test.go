@@ -253,6 +253,8 @@ func TestThreadSeriesMax(t *testing.T) {
 		{"unbounded", mk(121, Unbounded, Unbounded), "max unbounded", false, 121 * 1.15},
 		// unbounded, then bounded by a reconfiguration.
 		{"partly", mk(121, Unbounded, 150), "max (unbounded part not drawn)", true, 150 * 1.15},
+		// reconfigured from 800 to 900, both far above: the range is named.
+		{"above, changed", mk(121, 800, 900), "max 800–900 (above the scale)", false, 121 * 1.15},
 		// no max column at all.
 		{"absent", mk(121, -1, -1), "", false, 121 * 1.15},
 	}

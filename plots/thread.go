@@ -83,6 +83,9 @@ func ComputeThreadSeries(tl *Timeline, events []Event, buckets int) (*ThreadSeri
 			s.MaxLabel = "max unbounded"
 		case mmax > maxAboveScale*math.Max(top, 1):
 			s.MaxLabel = fmt.Sprintf("max = %s (above the scale)", fmtCount(mmax))
+			if mmin := -negMax(boundedOnly(mx)); mmin != mmax {
+				s.MaxLabel = fmt.Sprintf("max %s–%s (above the scale)", fmtCount(mmin), fmtCount(mmax))
+			}
 		case partly:
 			s.MaxLabel, s.MaxDrawn = "max (unbounded part not drawn)", true
 			top = math.Max(top, mmax)
@@ -93,6 +96,16 @@ func ComputeThreadSeries(tl *Timeline, events []Event, buckets int) (*ThreadSeri
 	}
 	s.YMax = niceTop(top)
 	return s, nil
+}
+
+// negMax is the largest of -v (so -negMax is the smallest finite value).
+func negMax(v []float64) float64 {
+	neg := make([]float64, len(v))
+	for i, x := range v {
+		neg[i] = -x
+	}
+	m, _ := finiteMax(neg)
+	return m
 }
 
 func boundedOnly(v []float64) []float64 {
