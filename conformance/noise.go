@@ -47,6 +47,67 @@ var sampleFields = []struct {
 	{"largest", func(s Sample) float64 { return float64(s.Largest) }},
 }
 
+// SampleEnvelope is the smallest and largest value of every sample column at one sample
+// time across runs: a real pool's range, which a simulated value can be held against.
+type SampleEnvelope struct {
+	TMs      int64
+	Min, Max Sample // field by field; LateMs too
+}
+
+// Envelope returns, per sample time, the field-by-field minimum and maximum over the runs,
+// which must share their sample times.
+func Envelope(rs []*Result) ([]SampleEnvelope, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("conformance: envelope: no runs")
+	}
+	first := rs[0]
+	out := make([]SampleEnvelope, len(first.Samples))
+	for k, s := range first.Samples {
+		out[k] = SampleEnvelope{TMs: s.TMs, Min: s, Max: s}
+	}
+	for i, r := range rs[1:] {
+		if len(r.Samples) != len(first.Samples) {
+			return nil, fmt.Errorf("conformance: envelope: run %d has %d samples, run 1 has %d", i+2, len(r.Samples), len(first.Samples))
+		}
+		for k, s := range r.Samples {
+			if s.TMs != first.Samples[k].TMs {
+				return nil, fmt.Errorf("conformance: envelope: run %d sample %d is at %d ms, run 1's at %d ms", i+2, k+1, s.TMs, first.Samples[k].TMs)
+			}
+			e := &out[k]
+			e.Min, e.Max = minSample(e.Min, s), maxSample(e.Max, s)
+		}
+	}
+	return out, nil
+}
+
+func minSample(a, b Sample) Sample {
+	return combine(a, b, func(x, y int64) int64 { return min(x, y) }, math.Min)
+}
+func maxSample(a, b Sample) Sample {
+	return combine(a, b, func(x, y int64) int64 { return max(x, y) }, math.Max)
+}
+
+// combine applies f to every integer field of a and b and g to LateMs.
+func combine(a, b Sample, f func(x, y int64) int64, g func(x, y float64) float64) Sample {
+	i := func(x, y int) int { return int(f(int64(x), int64(y))) }
+	return Sample{
+		TMs:            a.TMs,
+		PoolSize:       i(a.PoolSize, b.PoolSize),
+		Busy:           i(a.Busy, b.Busy),
+		IdleTimed:      i(a.IdleTimed, b.IdleTimed),
+		IdleUntimed:    i(a.IdleUntimed, b.IdleUntimed),
+		QueueLen:       i(a.QueueLen, b.QueueLen),
+		Completed:      f(a.Completed, b.Completed),
+		Rejected:       f(a.Rejected, b.Rejected),
+		Largest:        i(a.Largest, b.Largest),
+		BusyCounter:    i(a.BusyCounter, b.BusyCounter),
+		Active:         i(a.Active, b.Active),
+		Other:          i(a.Other, b.Other),
+		SubmittedCount: i(a.SubmittedCount, b.SubmittedCount),
+		LateMs:         g(a.LateMs, b.LateMs),
+	}
+}
+
 // MeasureNoise compares runs of the same script. They must have the same sample times and
 // the same tasks.
 func MeasureNoise(rs []*Result) (Noise, error) {
@@ -62,20 +123,15 @@ func MeasureNoise(rs []*Result) (Noise, error) {
 		}
 		n.MaxLatenessMs = math.Max(n.MaxLatenessMs, r.MaxLatenessMs)
 	}
+	env, err := Envelope(rs)
+	if err != nil {
+		return Noise{}, fmt.Errorf("conformance: measure noise: %w", err)
+	}
 	for _, f := range sampleFields {
 		fs := FieldSpread{Field: f.name}
-		for k := range first.Samples {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for i, r := range rs {
-				if r.Samples[k].TMs != first.Samples[k].TMs {
-					return Noise{}, fmt.Errorf("conformance: measure noise: run %d sample %d is at %d ms, run 1's at %d ms",
-						i+1, k+1, r.Samples[k].TMs, first.Samples[k].TMs)
-				}
-				v := f.get(r.Samples[k])
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-			if hi-lo > fs.MaxRange {
-				fs.MaxRange, fs.AtMs = hi-lo, first.Samples[k].TMs
+		for _, e := range env {
+			if d := f.get(e.Max) - f.get(e.Min); d > fs.MaxRange {
+				fs.MaxRange, fs.AtMs = d, e.TMs
 			}
 		}
 		n.Fields = append(n.Fields, fs)
