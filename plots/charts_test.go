@@ -417,3 +417,52 @@ func TestThreadSpikeDrawn(t *testing.T) {
 		t.Errorf("%d busy-blue pixels above the plateau; the one-sample spike is not visible", n)
 	}
 }
+
+// TestDegenerateTimelines: odd but valid data draws a valid image (or a
+// clear error), never a panic.
+func TestDegenerateTimelines(t *testing.T) {
+	const h = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected,core,max,wait_p99_s\n"
+	tests := []struct {
+		name, csv string
+	}{
+		// A single sample.
+		{"one sample", h + "5,3,1,2,0,0,1,1,0,3,3,0.5\n"},
+		// Everything zero (an idle pool with core 0).
+		{"all zero", h + "1,0,0,0,0,0,0,0,0,0,1,0\n2,0,0,0,0,0,0,0,0,0,1,0\n"},
+		// Two samples at the same instant.
+		{"same time", h + "1,1,1,0,0,0,1,0,0,1,1,0\n1,1,0,1,0,0,1,1,0,1,1,0\n"},
+		// Huge counts.
+		{"huge", h + "1,2000000000,2000000000,0,0,900000000,1,0,0,1,2147483647,100000\n2,1,0,1,0,0,1,1,0,1,2147483647,0\n"},
+		// A week at a 1 h sample.
+		{"week", h + "0,1,1,0,0,0,1,0,0,1,1,1\n604800,1,0,1,0,0,1,1,0,1,1,1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tl, err := ReadTimeline(strings.NewReader(tc.csv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := []Event{{AtS: 1, Label: "a"}, {AtS: 1, Label: "b"}}
+			draws := map[string]func(*bytes.Buffer) error{
+				"thread": func(b *bytes.Buffer) error { return ThreadTimeline(b, tl, Options{Events: ev}) },
+				"queue":  func(b *bytes.Buffer) error { return QueueRejections(b, tl, Options{Events: ev}) },
+				"wait": func(b *bytes.Buffer) error {
+					return WaitResponse(b, tl, SteadyState{Wait: []Quantile{{1, 0}}}, Options{Events: ev})
+				},
+				"compare": func(b *bytes.Buffer) error {
+					return Comparison(b, []Run{{"x", tl}}, "queue_len", Options{Events: ev})
+				},
+			}
+			for _, name := range []string{"thread", "queue", "wait", "compare"} {
+				var buf bytes.Buffer
+				if err := draws[name](&buf); err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if _, err := png.Decode(&buf); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+		})
+	}
+}
