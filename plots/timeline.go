@@ -13,19 +13,19 @@ import (
 	"github.com/poolsim/poolsim/internal/inputerr"
 )
 
-// RequiredColumns is the contract-fixed start of every timeline.csv header
-// (CONTRACT.md §2), in order.
-var RequiredColumns = []string{
-	"t_s", "pool_size", "busy", "idle_timed", "idle_untimed",
-	"queue_len", "submitted", "completed", "rejected",
-}
+// RequiredHeader is the contract-fixed start of every timeline.csv header
+// (CONTRACT.md §2).
+const RequiredHeader = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected"
+
+// requiredColumns is RequiredHeader split into names, in order.
+var requiredColumns = strings.Split(RequiredHeader, ",")
 
 // Unbounded is the value the `max` column holds for an unbounded
 // maximumPoolSize (Integer.MAX_VALUE, CONTRACT.md §1).
 const Unbounded = 2147483647
 
-// RunStates are the values the run_state column may hold (spec R1).
-var RunStates = []string{"RUNNING", "SHUTDOWN", "STOP", "TIDYING", "TERMINATED"}
+// runStates are the values the run_state column may hold (spec R1).
+var runStates = []string{"RUNNING", "SHUTDOWN", "STOP", "TIDYING", "TERMINATED"}
 
 // countColumns are the known optional columns that hold non-negative
 // integers (counts, cumulative counts, configuration).
@@ -110,11 +110,11 @@ func (tl *Timeline) check() error {
 	n := len(tl.T)
 	for i, p := range tl.required() {
 		if len(*p) != n {
-			return fmt.Errorf("column %s has %d values, t_s has %d", RequiredColumns[i], len(*p), n)
+			return fmt.Errorf("column %s has %d values, t_s has %d", requiredColumns[i], len(*p), n)
 		}
 		for j, v := range *p {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("column %s: sample %d is %v (a finite number is required)", RequiredColumns[i], j, v)
+				return fmt.Errorf("column %s: sample %d is %v (a finite number is required)", requiredColumns[i], j, v)
 			}
 		}
 	}
@@ -160,7 +160,7 @@ func readTimeline(r io.Reader, file string) (*Timeline, error) {
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, inputerr.New(file, 1, 0, "", "empty file, no header",
-			"a header beginning "+strings.Join(RequiredColumns, ","))
+			"a header beginning "+RequiredHeader)
 	}
 	if err != nil {
 		return nil, csvErr(file, err)
@@ -168,15 +168,15 @@ func readTimeline(r io.Reader, file string) (*Timeline, error) {
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
-	for i, want := range RequiredColumns {
+	for i, want := range requiredColumns {
 		if i >= len(header) {
 			return nil, inputerr.New(file, 1, 0, want, "header ends after "+strconv.Itoa(len(header))+" columns; column "+want+" is missing",
-				"a header beginning "+strings.Join(RequiredColumns, ","))
+				"a header beginning "+RequiredHeader)
 		}
 		if header[i] != want {
 			_, col := cr.FieldPos(i)
 			return nil, inputerr.New(file, 1, col, want, fmt.Sprintf("header column %d is %q, want %q", i+1, header[i], want),
-				"a header beginning "+strings.Join(RequiredColumns, ","))
+				"a header beginning "+RequiredHeader)
 		}
 	}
 	seen := map[string]int{}
@@ -191,7 +191,7 @@ func readTimeline(r io.Reader, file string) (*Timeline, error) {
 	tl := &Timeline{Extra: map[string][]float64{}}
 	req := tl.required()
 	stateCol := -1
-	for i := len(RequiredColumns); i < len(header); i++ {
+	for i := len(requiredColumns); i < len(header); i++ {
 		if header[i] == "run_state" {
 			stateCol = i
 			tl.RunState = []string{}
@@ -214,7 +214,7 @@ func readTimeline(r io.Reader, file string) (*Timeline, error) {
 			_, col := cr.FieldPos(i)
 			name := header[i]
 			switch {
-			case i < len(RequiredColumns):
+			case i < len(requiredColumns):
 				v, err := parseCell(cell, name, i == 0)
 				if err != nil {
 					return nil, inputerr.New(file, line, col, name, err.Error(), allowedFor(name))
@@ -278,7 +278,7 @@ func allowedFor(name string) string {
 	case name == "t_s":
 		return "seconds: a non-negative number"
 	case name == "run_state":
-		return strings.Join(RunStates, " | ")
+		return strings.Join(runStates, " | ")
 	case secondsColumns[name]:
 		return "seconds: a non-negative number, or empty when no task fell in the interval"
 	case name == "max":
@@ -289,7 +289,7 @@ func allowedFor(name string) string {
 }
 
 func validState(s string) bool {
-	for _, v := range RunStates {
+	for _, v := range runStates {
 		if s == v {
 			return true
 		}

@@ -11,6 +11,9 @@ import (
 const hdr9 = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected"
 
 func TestReadTimelineGood(t *testing.T) {
+	if RequiredHeader != hdr9 { // the contract's text, CONTRACT.md §2
+		t.Fatalf("RequiredHeader = %q, want the contract's %q", RequiredHeader, hdr9)
+	}
 	in := hdr9 + ",core,max,wait_p99_s,mystery,notes,run_state\n" +
 		"1,10,2,0,8,0,5,3,0,10,2147483647,0.25,7.5,hello,RUNNING\n" +
 		"2,12,12,2,0,3,20,8,1,10,2147483647,,x,,SHUTDOWN\n"
