@@ -48,7 +48,8 @@
 // execute blocks (CallerRunsPolicy runs the task on the submitter, R33), later submissions are
 // late and the actual times are recorded. A controller thread makes the set and shutdown calls,
 // so a blocked submitter does not delay them; directives with the same time run in file order
-// across both threads. A sampler thread takes the samples. At end, the last samples are taken,
+// across both threads. A sampler thread takes the samples; a sample at the very time of an
+// event races with it, so keep samples between events. At end, the last samples are taken,
 // then shutdownNow (Jetty: its queue is drained and its threads interrupted), running tasks are
 // given up to 2 s to stop, and everything is printed. A task sleeps serviceMs with Thread.sleep
 // and, if interrupted, stops early (Task.Interrupted).

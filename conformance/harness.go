@@ -62,8 +62,8 @@ type Runner struct {
 	Jars []string
 	// JVMFlags replaces DefaultJVMFlags when non-nil.
 	JVMFlags []string
-	// CacheDir holds compiled classes; "" means os.UserCacheDir()/poolsim-conformance, or a
-	// directory under os.TempDir() when there is no user cache directory.
+	// CacheDir holds compiled classes; "" means os.UserCacheDir()/poolsim-conformance, or
+	// os.TempDir()/poolsim-conformance when the user cache directory is missing or read-only.
 	CacheDir string
 }
 
@@ -159,10 +159,11 @@ func (r Runner) classes(javac string) (string, error) {
 	}
 	base := r.CacheDir
 	if base == "" {
+		base = filepath.Join(os.TempDir(), "poolsim-conformance")
 		if c, err := os.UserCacheDir(); err == nil {
-			base = filepath.Join(c, "poolsim-conformance")
-		} else {
-			base = filepath.Join(os.TempDir(), "poolsim-conformance")
+			if err := os.MkdirAll(filepath.Join(c, "poolsim-conformance"), 0o755); err == nil {
+				base = filepath.Join(c, "poolsim-conformance")
+			}
 		}
 	}
 	if err := os.MkdirAll(base, 0o755); err != nil {

@@ -158,10 +158,34 @@ func TestTaskOutcomes(t *testing.T) {
 			},
 			sampleMs: 150, rejected: 1, queued: 1,
 		},
+		{
+			// R64: submittedCount rises on entry to execute and falls in afterExecute, or when
+			// execute gives up on a full queue. A task the handler absorbs (run by the caller,
+			// or discarded) takes neither path: the count stays one too high for good, and
+			// TaskQueue.offer (R67) then sees one more task than is really there.
+			name: "Tomcat caller-runs leaves submittedCount one too high (R64)",
+			script: Script{Pool: Pool{Kind: KindTomcat, Core: 1, Max: 2, KeepAliveMs: 5000, Capacity: 1, Rejection: RejectCallerRuns},
+				EndMs: 600, Samples: Samples{AtMs: []int64{500}},
+				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 200}, {AtMs: 40, ID: 2, ServiceMs: 200},
+					{AtMs: 60, ID: 3, ServiceMs: 200}, {AtMs: 80, ID: 4, ServiceMs: 200}}},
+			tasks: []want{
+				{1, OutcomePool, 1, 20},   // the prestarted worker
+				{2, OutcomePool, 2, 40},   // S 2 > P 1 < max: a new thread (R67 step 4)
+				{3, OutcomePool, 1, 220},  // P = max: queued
+				{4, OutcomeCaller, 0, 80}, // queue full at max: the handler runs it
+			},
+			sampleMs: 150, rejected: 1, queued: 1,
+			extra: func(t *testing.T, res *Result) {
+				if s := sampleAt(t, res, 500); s.Busy != 0 || s.QueueLen != 0 || s.SubmittedCount != 1 {
+					t.Errorf("at 500 ms, all done: busy %d queue %d submittedCount %d, want 0 0 1 (the leak)",
+						s.Busy, s.QueueLen, s.SubmittedCount)
+				}
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.script.Samples = Samples{AtMs: []int64{c.sampleMs}}
+			c.script.Samples.AtMs = append([]int64{c.sampleMs}, c.script.Samples.AtMs...)
 			res := runValid(t, Runner{}, c.script)
 			for _, w := range c.tasks {
 				tk, ok := res.Task(w.id)

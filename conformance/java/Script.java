@@ -18,6 +18,9 @@ final class Script {
     /** Integer.MAX_VALUE, what "unbounded" means for max and capacity. */
     static final int UNBOUNDED = Integer.MAX_VALUE;
 
+    /** The largest time or duration in ms (about 115 days), so that ms * 1e6 fits a long. */
+    static final long MAX_MS = 10_000_000_000L;
+
     enum Kind { JDK, TOMCAT, JETTY }
 
     final String file;
@@ -297,6 +300,9 @@ final class Script {
         if (v < 0) {
             throw new Error(file, line, t.col, t.key, t.value + " is negative", "integer >= 0");
         }
+        if (v > MAX_MS) {
+            throw new Error(file, line, t.col, t.key, t.value + " is too large", "integer <= " + MAX_MS);
+        }
         return v;
     }
 
@@ -484,8 +490,9 @@ final class Script {
                 } catch (NumberFormatException x) {
                     throw new Error(file, line, atT.col, "at", "\"" + part + "\" is not an integer", "comma-separated integers >= 0");
                 }
-                if (v < 0) {
-                    throw new Error(file, line, atT.col, "at", part + " is negative", "comma-separated integers >= 0");
+                if (v < 0 || v > MAX_MS) {
+                    throw new Error(file, line, atT.col, "at", part + " is out of range",
+                            "comma-separated integers from 0 to " + MAX_MS);
                 }
                 samples.add(v);
             }
