@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
 )
@@ -98,4 +100,49 @@ func FuzzSpringYAML(f *testing.F) {
 			return ParseSpringYAML("application.yml", data, Options{Profiles: []string{"prod"}})
 		})
 	})
+}
+
+// Work must grow linearly with the input: a one-line server.xml with many
+// elements once cost O(n²) in column counting (20000 connectors took 7.5 s,
+// so 60000 would take about a minute); linear code takes well under a
+// second. The bound is generous because the machine is shared.
+func TestLargeInputsStayLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large inputs: skipped with -short")
+	}
+	const bound = 20 * time.Second
+	for _, tc := range []struct {
+		name  string
+		parse func() error
+	}{
+		{"one-line server.xml, 60000 connectors", func() error {
+			_, err := ParseServerXML("s", []byte("<Server><Service>"+strings.Repeat(`<Connector port="1"/>`, 60000)+"</Service></Server>"), Options{})
+			return err
+		}},
+		{"deep nesting", func() error {
+			_, err := ParseServerXML("s", []byte("<Server>"+strings.Repeat("<a>", 300000)), Options{})
+			if err == nil {
+				return errors.New("unclosed elements accepted")
+			}
+			return nil
+		}},
+		{"properties with 100000 placeholders", func() error {
+			var b strings.Builder
+			for i := 0; i < 100000; i++ {
+				b.WriteString("k")
+				b.WriteString(strconv.Itoa(i))
+				b.WriteString("=${k0}\n")
+			}
+			_, err := ParseProperties("p", []byte(b.String()), Options{})
+			return err
+		}},
+	} {
+		start := time.Now()
+		if err := tc.parse(); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if d := time.Since(start); d > bound {
+			t.Errorf("%s took %s (bound %s): super-linear work", tc.name, d, bound)
+		}
+	}
 }

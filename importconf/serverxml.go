@@ -48,9 +48,13 @@ func (e *xmlElem) attr(name string) (xmlAttr, bool) {
 }
 
 // lineIndex maps byte offsets to 1-based line and column (in characters).
+// It remembers the last answer so that increasing offsets on one long line
+// cost only the distance between them.
 type lineIndex struct {
 	data   []byte
 	starts []int
+
+	lastOff, lastLine, lastCol int
 }
 
 func newLineIndex(data []byte) *lineIndex {
@@ -71,7 +75,14 @@ func (li *lineIndex) pos(off int) (int, int) {
 	if i < 0 {
 		i = 0
 	}
-	return i + 1, utf8.RuneCount(li.data[li.starts[i]:off]) + 1
+	col := 0
+	if li.lastLine == i+1 && off >= li.lastOff {
+		col = li.lastCol + utf8.RuneCount(li.data[li.lastOff:off])
+	} else {
+		col = utf8.RuneCount(li.data[li.starts[i]:off]) + 1
+	}
+	li.lastOff, li.lastLine, li.lastCol = off, i+1, col
+	return i + 1, col
 }
 
 // attrOffset finds where attribute name starts inside a raw start tag.
@@ -185,23 +196,36 @@ func (r *xmlReader) run() error {
 				}
 			}
 			stack = append(stack, t.Name.Local)
-			path := strings.Join(stack, "/")
+			// The Digester matches exact paths; only the first three levels
+			// and the last name matter here (no string building per
+			// element, so deep nesting stays linear).
+			at := func(names ...string) bool {
+				if len(stack) != len(names) {
+					return false
+				}
+				for i, n := range names {
+					if stack[i] != n {
+						return false
+					}
+				}
+				return true
+			}
 			switch {
-			case path == "Server/Service":
+			case at("Server", "Service"):
 				r.executors = map[string]int{}
-			case path == "Server/Service/Executor":
+			case at("Server", "Service", "Executor"):
 				if err := r.executor(el); err != nil {
 					return err
 				}
-			case path == "Server/Service/Connector":
+			case at("Server", "Service", "Connector"):
 				if err := r.connector(el); err != nil {
 					return err
 				}
-			case path == "Server/Listener":
+			case at("Server", "Listener"):
 				if a, ok := el.attr("className"); ok && strings.HasSuffix(a.value, ".AprLifecycleListener") {
 					r.aprListener = true
 				}
-			case strings.HasPrefix(path, "Server/Service/Engine") && strings.HasSuffix(path, "/Valve"):
+			case len(stack) >= 4 && stack[1] == "Service" && stack[2] == "Engine" && t.Name.Local == "Valve":
 				if a, ok := el.attr("className"); ok && strings.HasSuffix(a.value, "AccessLogValve") {
 					pat := xmlAttr{name: "pattern", value: "", line: el.line, col: el.col}
 					if p, ok := el.attr("pattern"); ok {
@@ -267,8 +291,8 @@ func (r *xmlReader) resolve(a xmlAttr) (string, error) {
 	})
 	if len(missing) > 0 {
 		return "", inputerr.New(r.name, a.line, a.col, a.name,
-			fmt.Sprintf("unresolved placeholder ${%s}", missing[0]),
-			"give its value in Options.Properties (a system property or catalina.properties entry), or a default as ${"+missing[0]+":-value}")
+			fmt.Sprintf("unresolved placeholder ${%s}", clip(missing[0])),
+			"give its value in Options.Properties (a system property or catalina.properties entry), or a default as ${"+clip(missing[0])+":-value}")
 	}
 	return v, nil
 }
@@ -285,7 +309,7 @@ func (r *xmlReader) server(el *xmlElem) error {
 		}
 		n, perr := javaInt(v)
 		if perr != nil {
-			return inputerr.New(r.name, a.line, a.col, a.name, fmt.Sprintf("%q is not an integer (%v)", v, perr), "a decimal int")
+			return inputerr.New(r.name, a.line, a.col, a.name, fmt.Sprintf("%s is not an integer (%v)", quote(v), perr), "a decimal int")
 		}
 		r.portOffset = n
 	}
@@ -305,7 +329,7 @@ func (r *xmlReader) intAttr(el *xmlElem, name string) (n int, o Origin, ok bool,
 	n, perr := javaInt(v)
 	if perr != nil {
 		return 0, Origin{}, true, inputerr.New(r.name, a.line, a.col, a.name,
-			fmt.Sprintf("%q is not an integer (%v); Tomcat would log a warning and keep its default", v, perr), "a decimal int, as java.lang.Integer.valueOf reads it")
+			fmt.Sprintf("%s is not an integer (%v); Tomcat would log a warning and keep its default", quote(v), perr), "a decimal int, as java.lang.Integer.valueOf reads it")
 	}
 	return n, r.origin(a, v), true, nil
 }

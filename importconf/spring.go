@@ -194,18 +194,21 @@ func activeProfiles(sources []springSource, opts Options) ([]string, []string) {
 		}
 	}
 	// Profile lists may hold placeholders: resolve them like any value.
+	byKey := make(map[string]string, len(base))
+	for _, p := range base {
+		byKey[canonical(p.key)] = p.value
+	}
 	lookup := func(name string) (string, bool) {
 		if v, ok := opts.Properties[name]; ok {
 			return v, true
 		}
-		for i := len(base) - 1; i >= 0; i-- {
-			if canonical(base[i].key) == canonical(name) {
-				return base[i].value, true
-			}
-		}
-		return "", false
+		v, ok := byKey[canonical(name)]
+		return v, ok
 	}
 	for i := range base {
+		if !strings.Contains(base[i].value, "${") {
+			continue
+		}
 		if v, _, err := springResolve(base[i].value, lookup); err == nil {
 			base[i].value = v
 		}
@@ -324,12 +327,12 @@ func (b *binder) get(key string) (entry, bool, error) {
 	}
 	v, missing, err := springResolve(e.value, b.lookup)
 	if err != nil {
-		return e, true, inputerr.New(e.file, e.line, e.col, e.key, err.Error()+" in "+strconv.Quote(e.value), "")
+		return e, true, inputerr.New(e.file, e.line, e.col, e.key, err.Error()+" in "+quote(e.value), "")
 	}
 	if len(missing) > 0 {
 		return e, true, inputerr.New(e.file, e.line, e.col, e.key,
-			fmt.Sprintf("unresolved placeholder ${%s}", missing[0]),
-			"give its value in Options.Properties, or a default as ${"+missing[0]+":value}")
+			fmt.Sprintf("unresolved placeholder ${%s}", clip(missing[0])),
+			"give its value in Options.Properties, or a default as ${"+clip(missing[0])+":value}")
 	}
 	e.value = v
 	return e, true, nil
@@ -349,7 +352,7 @@ func (b *binder) intKey(key string) (entry, int, bool, error) {
 	n, perr := springInt(e.value)
 	if perr != nil {
 		return e, 0, true, inputerr.New(e.file, e.line, e.col, e.key,
-			fmt.Sprintf("%q is not an integer (%v)", e.value, perr), "a decimal or 0x-hexadecimal int")
+			fmt.Sprintf("%s is not an integer (%v)", quote(e.value), perr), "a decimal or 0x-hexadecimal int")
 	}
 	return e, n, true, nil
 }
@@ -402,7 +405,7 @@ func (b *binder) bindTomcat() (Pool, string, error) {
 	} else if ok {
 		n, perr := springInt(e.value)
 		if perr != nil {
-			return p, "", inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%q is not an integer (%v)", e.value, perr), "a port number")
+			return p, "", inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not an integer (%v)", quote(e.value), perr), "a port number")
 		}
 		p.Found = append(p.Found, b.origin(e))
 		switch {
@@ -533,7 +536,7 @@ func (b *binder) bindTomcat() (Pool, string, error) {
 	} else if ok {
 		v, perr := springBool(e.value)
 		if perr != nil && e.value != "" {
-			return p, "", inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%q is not a boolean", e.value), "true or false")
+			return p, "", inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a boolean", quote(e.value)), "true or false")
 		}
 		if v {
 			if b.bootBefore([3]int{3, 2, 0}) {
@@ -565,7 +568,7 @@ func (b *binder) sslEnabled() (bool, error) {
 	}
 	v, perr := springBool(e.value)
 	if perr != nil {
-		return false, inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%q is not a boolean", e.value), "true or false")
+		return false, inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a boolean", quote(e.value)), "true or false")
 	}
 	return v, nil
 }
@@ -607,7 +610,7 @@ func (b *binder) bindTask() (Pool, error) {
 	} else if ok {
 		d, perr := springDuration(e.value, time.Millisecond)
 		if perr != nil {
-			return p, inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%q is not a duration (%v)", e.value, perr), "e.g. 60s, 500ms, PT1M, or a number of milliseconds")
+			return p, inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a duration (%v)", quote(e.value), perr), "e.g. 60s, 500ms, PT1M, or a number of milliseconds")
 		}
 		// ThreadPoolTaskExecutorBuilder: keepAlive.getSeconds() -> setKeepAliveSeconds.
 		secs := d / time.Second
@@ -630,7 +633,7 @@ func (b *binder) bindTask() (Pool, error) {
 	} else if ok {
 		v, perr := springBool(e.value)
 		if perr != nil {
-			return p, inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%q is not a boolean", e.value), "true or false")
+			return p, inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a boolean", quote(e.value)), "true or false")
 		}
 		p.AllowCoreThreadTimeOut = v
 		p.Found = append(p.Found, b.origin(e))
@@ -704,7 +707,7 @@ func (b *binder) bindAccessLog() error {
 	if ok {
 		v, perr := springBool(e.value)
 		if perr != nil {
-			return inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%q is not a boolean", e.value), "true or false")
+			return inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a boolean", quote(e.value)), "true or false")
 		}
 		enabled = v
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // javaInt parses like java.lang.Integer.valueOf(String), which Tomcat's
@@ -249,3 +250,17 @@ func formatInt(n int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// clipLen bounds how much of a user's value an error message repeats.
+const clipLen = 60
+
+// clip shortens s to clipLen characters for messages.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= clipLen {
+		return s
+	}
+	return string([]rune(s)[:clipLen]) + "…"
+}
+
+// quote is strconv.Quote of clip(s).
+func quote(s string) string { return strconv.Quote(clip(s)) }
