@@ -84,43 +84,42 @@ func findPool(pools []Pool, prefix string) (Pool, bool) {
 	return Pool{}, false
 }
 
-// checkPoolStates compares d's summary with poolStatesWant. prefixes maps
-// keys to the prefixes the JVM reported (nil: the defaults). With
-// inferredStates the dump prints no states: the state counts are not
-// compared here (see TestInferredStatesNeverContradict). Thread.dump_to_file
-// prints no daemon flag, so daemon counts are compared on HotSpot dumps only.
-func checkPoolStates(t *testing.T, d *Dump, prefixes map[string]string, inferredStates bool) {
+// checkPools compares Summarise(d) with want, row by row. prefixes maps
+// PoolStates keys to the prefixes the JVM reported (nil: the rows'
+// defaults). With inferredStates the dump prints no states and the state
+// counts are not compared (TestInferredStatesNeverContradict checks them).
+// Thread.dump_to_file prints no daemon flag, so daemon counts are compared
+// on HotSpot dumps only. With exact, d must hold no other pool.
+func checkPools(t *testing.T, d *Dump, want []poolWant, prefixes map[string]string, inferredStates, exact bool) {
 	t.Helper()
 	pools := Summarise(d)
 	checkPoolInvariants(t, pools)
-	for _, w := range poolStatesWant() {
-		prefix := w.prefix
+	for _, w := range want {
 		if p, ok := prefixes[w.key]; ok {
-			prefix = p
+			w.prefix = p
 		}
-		got, ok := findPool(pools, prefix)
+		got, ok := findPool(pools, w.prefix)
 		if !ok {
-			t.Errorf("%s: pool %q (%s) missing; pools: %v", d.Name, prefix, w.key, pools)
+			t.Errorf("%s: pool %q (%s) missing; pools: %v", d.Name, w.prefix, w.key, pools)
 			continue
 		}
-		daemon := w.daemon
+		g := poolWant{key: w.key, prefix: w.prefix, family: got.Family, threads: got.Threads, daemon: got.Daemon, busy: got.Busy,
+			idleTimed: got.IdleTimed, idleUntimed: got.IdleUntimed, other: got.Other, states: got.States, sites: got.ParkSites, maxNumber: got.MaxNumber}
 		if d.Form != FormHotSpot {
-			daemon = 0
+			w.daemon = 0
 		}
-		if got.Family != w.family || got.Threads != w.threads || got.Daemon != daemon || got.Busy != w.busy ||
-			got.IdleTimed != w.idleTimed || got.IdleUntimed != w.idleUntimed || got.Other != w.other {
-			t.Errorf("%s: %s: got %s (daemon %d), want family %s, %d threads (daemon %d), %d busy, %d idle timed, %d idle untimed, %d other",
-				d.Name, w.key, got, got.Daemon, w.family, w.threads, daemon, w.busy, w.idleTimed, w.idleUntimed, w.other)
+		if inferredStates {
+			g.states = w.states
 		}
-		if !inferredStates && !reflect.DeepEqual(got.States, w.states) {
-			t.Errorf("%s: %s: states %v, want %v", d.Name, w.key, got.States, w.states)
+		if w.maxNumber == -2 {
+			g.maxNumber = -2
 		}
-		if !reflect.DeepEqual(got.ParkSites, w.sites) {
-			t.Errorf("%s: %s: park sites %+v, want %+v", d.Name, w.key, got.ParkSites, w.sites)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: pool %q:\n got  %+v\n want %+v", d.Name, w.prefix, g, w)
 		}
-		if w.maxNumber != -2 && got.MaxNumber != w.maxNumber {
-			t.Errorf("%s: %s: highest number %d, want %d", d.Name, w.key, got.MaxNumber, w.maxNumber)
-		}
+	}
+	if exact && len(pools) != len(want) {
+		t.Errorf("%s: %d pools, want %d: %v", d.Name, len(pools), len(want), pools)
 	}
 }
 

@@ -43,7 +43,7 @@ func Format(w io.Writer, d *Dump) error {
 	for _, p := range pools {
 		inPools += p.Threads
 	}
-	fmt.Fprintf(&b, "threads: %d: %d in %d pools, %d others, %d JVM-internal, %d virtual",
+	fmt.Fprintf(&b, "%d threads: %d in %d pools, %d in none, %d JVM-internal, %d virtual",
 		len(d.Threads), inPools, len(pools), len(d.Threads)-inPools-internal-virtual-incomplete, internal, virtual)
 	if incomplete > 0 {
 		fmt.Fprintf(&b, ", %d cut by the truncation", incomplete)

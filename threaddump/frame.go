@@ -11,7 +11,7 @@ import (
 // "/0x…" suffix in Class ("Foo$$Lambda/0x0000000801001200").
 func parseFrame(s string) (Frame, bool) {
 	open := strings.IndexByte(s, '(')
-	if open <= 0 || !strings.HasSuffix(s, ")") || open > len(s)-2 {
+	if open <= 0 || !strings.HasSuffix(s, ")") || open >= len(s)-2 {
 		return Frame{}, false
 	}
 	qualified, loc := s[:open], s[open+1:len(s)-1]

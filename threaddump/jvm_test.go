@@ -259,7 +259,7 @@ func checkJVMDump(t *testing.T, name string, data []byte, form Form, prefixes ma
 	if isLog && d.SkippedLines == 0 {
 		t.Errorf("%s: the log lines around the dump were not counted as skipped", name)
 	}
-	checkPoolStates(t, d, prefixes, false)
+	checkPools(t, d, poolStatesWant(), prefixes, false, false)
 	if form != FormHotSpot {
 		// Thread.dump_to_file also lists the two sleeping virtual threads.
 		virtual := 0

@@ -115,10 +115,11 @@ func decodeText(data []byte, name string) (string, error) {
 		return "", inputerr.New(name, line, col, "", "binary data (a NUL byte), not a text thread dump", allowedInput)
 	}
 	head := data[:min(len(data), 64<<10)]
+	cut := len(head) < len(data) // a character may straddle the end of head
 	bad, firstBad := 0, -1
 	for i := 0; i < len(head); {
 		r, size := utf8.DecodeRune(head[i:])
-		if (r == utf8.RuneError && size == 1 && len(head)-i >= utf8.UTFMax) ||
+		if (r == utf8.RuneError && size == 1 && (!cut || len(head)-i >= utf8.UTFMax)) ||
 			(r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != '\v' && r != 0x1b) {
 			bad++
 			if firstBad < 0 {
@@ -198,6 +199,11 @@ func (p *textParser) run(text string) ([]*Dump, error) {
 			line, text = text[:i], text[i+1:]
 		} else {
 			line, text = text, ""
+			// The last line has no newline: maybe cut. A cut blank line is
+			// no thread's closing blank line.
+			if strings.TrimSpace(line) == "" {
+				break
+			}
 		}
 		p.line(n, strings.TrimSuffix(line, "\r"))
 	}
@@ -466,8 +472,12 @@ func (p *textParser) closeDump() {
 	}
 }
 
+// eof closes what is open. A thread is complete only when its closing blank
+// line was read: a dump cut right after a frame line cannot tell whether more
+// frames followed (Thread.run is not always the bottom frame:
+// InnocuousThread.run follows it in JDK-internal pools).
 func (p *textParser) eof() {
-	if t := p.th; t != nil && !p.ended && !endsAtThreadBottom(t) {
+	if t := p.th; t != nil && !p.ended {
 		t.Incomplete = true
 		p.cur.Truncated = true
 		p.cutLine, p.cutName = t.Line, t.Name
@@ -484,28 +494,6 @@ func (p *textParser) deadlocks(count string) {
 	}
 	d.Deadlocks += n
 	d.Notes = append(d.Notes, fmt.Sprintf("the JVM reported %d Java-level deadlock(s)", n))
-}
-
-// endsAtThreadBottom reports whether the last frame read is where a thread
-// starts (Thread.run, a main method, ...): then a thread without its closing
-// blank line still has all its frames.
-func endsAtThreadBottom(t *Thread) bool {
-	if len(t.Frames) == 0 {
-		return false
-	}
-	f := t.Frames[len(t.Frames)-1]
-	switch {
-	case f.Method == "main":
-		return true
-	case f.Method != "run":
-		return false
-	}
-	switch f.Class {
-	case "java.lang.Thread", "jdk.internal.misc.InnocuousThread", "java.util.concurrent.ForkJoinWorkerThread",
-		"java.lang.VirtualThread", "jdk.internal.misc.CarrierThread":
-		return true
-	}
-	return false
 }
 
 // parseHotSpotHeader reads a HotSpot thread header:

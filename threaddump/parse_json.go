@@ -77,10 +77,12 @@ func parseJSON(text, name string) (*Dump, error) {
 	err := r.document()
 	d := r.dump
 	if err != nil {
-		line, col := r.pos(int(r.dec.InputOffset()))
-		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
-			line, col = r.pos(int(se.Offset))
+		// The fault is at the first token after the last one read.
+		off := int(r.dec.InputOffset())
+		for off < len(text) && strings.IndexByte(" \t\r\n,:", text[off]) >= 0 {
+			off++
 		}
+		line, col := r.pos(off)
 		if len(d.Threads) == 0 {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 				return nil, inputerr.New(name, line, col, "", "JSON thread dump ends before its first thread (truncated)", allowedInput)
