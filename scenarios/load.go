@@ -197,9 +197,7 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 	if poolNode == nil {
 		return d.errAt(root, "pool", "missing", "a pool block, e.g. pool: {preset: fixed, core: 8}")
 	}
-	if !phasesSeen {
-		return d.errAt(root, "workload", "missing", "a workload block with arrivals and service, phases, or trace")
-	}
+
 	if sc.Name == "" {
 		base := filepath.Base(sc.Path)
 		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
@@ -209,6 +207,9 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 	}
 	if err := d.finishPool(sc, &pn); err != nil {
 		return err
+	}
+	if !phasesSeen {
+		return d.errAt(root, "workload", "missing", "a workload block with arrivals and service, phases, or trace")
 	}
 	if sc.Duration == 0 {
 		if sc.Workload.Trace == "" {
