@@ -46,6 +46,10 @@ type Pool struct {
 	// submittedCount is Tomcat's count of queued plus running tasks (R64).
 	submittedCount int
 
+	// incoming and lost hold the task being executed and a task being
+	// dropped, so that passing them to the Observer does not allocate.
+	incoming, lost Task
+
 	nextID             int
 	largestPoolSize    int
 	completedTaskCount int64 // of exited workers; live ones add theirs
@@ -143,7 +147,8 @@ func (p *Pool) Queued(fn func(*Task)) { p.store.each(fn) }
 // task into the TaskQueue if they end in a RejectedExecutionException.
 func (p *Pool) Execute(now time.Duration, t Task) {
 	p.now = now
-	p.execute(&t)
+	p.incoming = t
+	p.execute(&p.incoming)
 }
 
 func (p *Pool) execute(t *Task) {
@@ -279,7 +284,8 @@ func (p *Pool) reject(t *Task) (threw bool) {
 			p.obs.Lost(p.now, t, RetryExhausted)
 			return false
 		}
-		p.obs.Lost(p.now, &victim, DiscardedOldest)
+		p.lost = victim
+		p.obs.Lost(p.now, &p.lost, DiscardedOldest)
 		p.execute(t) // e.execute(r): the public execute, in full
 	}
 	return false
@@ -639,7 +645,8 @@ func (p *Pool) ShutdownNow(now time.Duration) {
 		if !ok {
 			break
 		}
-		p.obs.Lost(p.now, &t, Drained)
+		p.lost = t
+		p.obs.Lost(p.now, &p.lost, Drained)
 	}
 	p.tryTerminate()
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -12,15 +13,23 @@ import (
 // cost in proportion to the spread of the interval's values rather than to
 // the histogram's size. Whole-run statistics use HDR histograms instead.
 type intervalHist struct {
+	// The first smallN values are kept exactly: quantiles of a small
+	// interval are exact order statistics. Beyond that the histogram counts.
+	small   [smallN]time.Duration
+	sorted  bool
 	counts  [64 * 64]uint32
+	coarse  [64]uint32 // counts per power of two (64 fine buckets each)
 	lo, hi  int
 	n       uint64
-	sum     float64 // seconds
+	sum     float64 // nanoseconds
 	max     time.Duration
 	touched bool
 }
 
-const subBits = 6
+const (
+	subBits = 6
+	smallN  = 16
+)
 
 func histIndex(d time.Duration) int {
 	v := uint64(d)
@@ -45,6 +54,24 @@ func (h *intervalHist) record(d time.Duration) {
 	if d < 0 {
 		d = 0
 	}
+	if h.n < smallN {
+		h.small[h.n] = d
+	} else {
+		if h.n == smallN {
+			for _, v := range h.small {
+				h.count(v)
+			}
+		}
+		h.count(d)
+	}
+	h.n++
+	h.sum += float64(d)
+	if d > h.max {
+		h.max = d
+	}
+}
+
+func (h *intervalHist) count(d time.Duration) {
 	i := histIndex(d)
 	if !h.touched {
 		h.lo, h.hi, h.touched = i, i, true
@@ -54,11 +81,7 @@ func (h *intervalHist) record(d time.Duration) {
 		h.hi = i
 	}
 	h.counts[i]++
-	h.n++
-	h.sum += d.Seconds()
-	if d > h.max {
-		h.max = d
-	}
+	h.coarse[i>>subBits]++
 }
 
 // quantile returns the q-quantile (0 < q <= 1) in seconds, NaN when empty.
@@ -70,8 +93,23 @@ func (h *intervalHist) quantile(q float64) float64 {
 	if rank < 1 {
 		rank = 1
 	}
+	if h.n <= smallN {
+		if !h.sorted {
+			slices.Sort(h.small[:h.n])
+			h.sorted = true
+		}
+		return h.small[rank-1].Seconds()
+	}
+	// Find the power of two holding the rank, then the bucket within it.
 	var c uint64
-	for i := h.lo; i <= h.hi; i++ {
+	blk := h.lo >> subBits
+	for ; blk < h.hi>>subBits; blk++ {
+		if c+uint64(h.coarse[blk]) >= rank {
+			break
+		}
+		c += uint64(h.coarse[blk])
+	}
+	for i := max(h.lo, blk<<subBits); i <= h.hi; i++ {
 		c += uint64(h.counts[i])
 		if c >= rank {
 			v := histValue(i)
@@ -88,12 +126,13 @@ func (h *intervalHist) mean() float64 {
 	if h.n == 0 {
 		return math.NaN()
 	}
-	return h.sum / float64(h.n)
+	return h.sum / float64(h.n) / 1e9
 }
 
 func (h *intervalHist) reset() {
 	if h.touched {
 		clear(h.counts[h.lo : h.hi+1])
+		clear(h.coarse[h.lo>>subBits : h.hi>>subBits+1])
 	}
-	h.touched, h.n, h.sum, h.max = false, 0, 0, 0
+	h.touched, h.sorted, h.n, h.sum, h.max = false, false, 0, 0, 0
 }

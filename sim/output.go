@@ -184,18 +184,18 @@ type Result struct {
 
 func (r *runner) result() *Result {
 	rec, p := r.rec, r.pool
-	span := (r.now - r.sc.Warmup).Seconds()
+	span := float64(r.now - r.sc.Warmup) // nanoseconds, as the areas
 	mean := func(area float64) Stat {
 		if span <= 0 {
 			return Stat(math.NaN())
 		}
 		return Stat(area / span)
 	}
-	avg := func(sum float64, n int64) Stat {
+	avg := func(sumNanos float64, n int64) Stat {
 		if n == 0 {
 			return Stat(math.NaN())
 		}
-		return Stat(sum / float64(n))
+		return Stat(sumNanos / float64(n) / 1e9)
 	}
 	maxOf := func(d time.Duration, n int64) Stat {
 		if n == 0 {

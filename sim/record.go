@@ -81,7 +81,7 @@ func (r *recorder) advance(t time.Duration) {
 		}
 	}
 	if t > from {
-		dt := (t - from).Seconds()
+		dt := float64(t - from) // nanoseconds; scaled to seconds once, at the end
 		r.areaPool += float64(r.poolSize) * dt
 		r.areaBusy += float64(r.busy) * dt
 		r.areaTimed += float64(r.idleTimed) * dt
@@ -161,7 +161,7 @@ func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) 
 	if r.rec.steady(now) {
 		rec := r.rec
 		rec.nWait++
-		rec.waitSum += wait.Seconds()
+		rec.waitSum += float64(wait) // nanoseconds
 		if wait > rec.waitMax {
 			rec.waitMax = wait
 		}
@@ -228,7 +228,7 @@ func (rec *recorder) onSubmit(now time.Duration, t *model.Task) {
 	if rec.steady(now) {
 		d := t.Submit - t.Arrival
 		rec.nSubmitSteady++
-		rec.submitDelaySum += d.Seconds()
+		rec.submitDelaySum += float64(d) // nanoseconds
 		if d > rec.submitDelayMax {
 			rec.submitDelayMax = d
 		}
@@ -246,7 +246,7 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 	rec.ivResponse.record(resp)
 	if rec.steady(now) {
 		rec.nResponse++
-		rec.responseSum += resp.Seconds()
+		rec.responseSum += float64(resp) // nanoseconds
 		if resp > rec.responseMax {
 			rec.responseMax = resp
 		}

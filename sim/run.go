@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
@@ -61,7 +63,12 @@ type runner struct {
 	next           workloads.Arrival // the arrival the pending arrival event submits
 	submitterFree  time.Duration     // caller-runs: the submitter is busy until then
 	nextTaskID     uint64
-	samples        int64 // samples taken
+	samples        int64         // samples taken
+	arrivalAt      time.Duration // when the pending arrival is submitted (never: none)
+	sampleAt       time.Duration // the next timeline sample
+	nextRuntime    int           // index of the next runtime event
+	snapAt         []time.Duration
+	nextSnap       int
 	stopped        bool
 	stopReason     string
 	events         int64
@@ -92,18 +99,10 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 		return nil, scenarioErr(sc, "pool", err)
 	}
 	r.pool = pool
-	// Schedule what is known up front.
-	for i, ev := range sc.Events {
-		if ev.At <= sc.Duration {
-			r.h.push(event{at: ev.At, phase: phaseRuntime, idx: int32(i)})
-		}
-	}
-	for i, at := range sc.Snapshots {
-		if at <= sc.Duration {
-			r.h.push(event{at: at, phase: phaseSnapshot, idx: int32(i)})
-		}
-	}
-	r.h.push(event{at: 0, phase: phaseSample})
+	// Runtime events are validated in time order; snapshots are sorted here.
+	r.snapAt = append([]time.Duration(nil), sc.Snapshots...)
+	slices.Sort(r.snapAt)
+	r.arrivalAt = never
 	r.pullArrival()
 	return r, nil
 }
@@ -138,15 +137,61 @@ func (r *runner) pullArrival() {
 	if r.submitterFree > at {
 		at = r.submitterFree
 	}
-	r.h.push(event{at: at, phase: phaseArrival})
+	r.arrivalAt = at
+}
+
+// never is a time no event reaches.
+const never = time.Duration(math.MaxInt64)
+
+// nextEvent returns the next event to process, or false when none is due by
+// the end of the run. Only completions and keepAlive timers live in the
+// heap; the single pending arrival, the next sample and the sorted runtime
+// events and snapshots are kept aside and merged here, in phase order: at
+// equal times the source considered first wins, and they are considered in
+// the phase order of doc.go.
+func (r *runner) nextEvent() (event, bool) {
+	at, phase := never, uint8(0)
+	if r.h.len() > 0 {
+		top := r.h.peek()
+		at, phase = top.at, top.phase
+	}
+	if r.arrivalAt < at {
+		at, phase = r.arrivalAt, phaseArrival
+	}
+	if r.nextRuntime < len(r.sc.Events) && r.sc.Events[r.nextRuntime].At < at {
+		at, phase = r.sc.Events[r.nextRuntime].At, phaseRuntime
+	}
+	if r.nextSnap < len(r.snapAt) && r.snapAt[r.nextSnap] < at {
+		at, phase = r.snapAt[r.nextSnap], phaseSnapshot
+	}
+	if r.sampleAt < at {
+		at, phase = r.sampleAt, phaseSample
+	}
+	if at > r.sc.Duration {
+		return event{}, false
+	}
+	switch phase {
+	case phaseCompletion, phaseKeepAlive:
+		return r.h.pop(), true
+	case phaseArrival:
+		r.arrivalAt = never
+	case phaseRuntime:
+		r.nextRuntime++
+		return event{at: at, phase: phase, idx: int32(r.nextRuntime - 1)}, true
+	case phaseSnapshot:
+		r.nextSnap++
+	case phaseSample:
+		r.sampleAt += r.sc.Sample
+	}
+	return event{at: at, phase: phase}, true
 }
 
 func (r *runner) loop(ctx context.Context) error {
-	for r.h.len() > 0 && !r.stopped {
-		if r.h.peek().at > r.sc.Duration {
+	for !r.stopped {
+		ev, ok := r.nextEvent()
+		if !ok {
 			break
 		}
-		ev := r.h.pop()
 		r.events++
 		if r.events%ctxCheckEvery == 0 && ctx.Err() != nil {
 			r.stop(ev.at, "interrupted")
@@ -173,9 +218,6 @@ func (r *runner) loop(ctx context.Context) error {
 		case phaseSample:
 			if err := r.sample(); err != nil {
 				return err
-			}
-			if next := ev.at + r.sc.Sample; next <= r.sc.Duration {
-				r.h.push(event{at: next, phase: phaseSample})
 			}
 		}
 		r.rec.settle(r.now, r.pool)

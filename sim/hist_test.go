@@ -1,0 +1,58 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestIntervalHist compares the interval histogram's quantiles with exact
+// order statistics: exact up to smallN values, within the bucket width
+// (1/64 relative) beyond, and never above the maximum.
+func TestIntervalHist(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var h intervalHist
+	for _, n := range []int{1, 5, smallN, smallN + 1, 1000, 50000} {
+		for trial := 0; trial < 3; trial++ {
+			h.reset()
+			xs := make([]time.Duration, n)
+			for i := range xs {
+				switch rng.IntN(4) {
+				case 0:
+					xs[i] = 0 // zero waits are common
+				case 1:
+					xs[i] = time.Duration(rng.IntN(100)) // tiny, exact buckets
+				default:
+					xs[i] = time.Duration(rng.ExpFloat64() * 1e8)
+				}
+				h.record(xs[i])
+			}
+			slices.Sort(xs)
+			for _, q := range []float64{0.01, 0.5, 0.9, 0.99, 1} {
+				rank := int(math.Ceil(q * float64(n)))
+				want := xs[max(rank, 1)-1].Seconds()
+				got := h.quantile(q)
+				tol := 0.0
+				if n > smallN {
+					tol = want/64 + 1e-9
+				}
+				if math.Abs(got-want) > tol || got > xs[n-1].Seconds() {
+					t.Errorf("n=%d q=%v: got %v, want %v ± %v", n, q, got, want, tol)
+				}
+			}
+			var sum float64
+			for _, x := range xs {
+				sum += float64(x)
+			}
+			if m := h.mean(); math.Abs(m-sum/float64(n)/1e9) > 1e-12 {
+				t.Errorf("n=%d: mean %v, want %v", n, m, sum/float64(n)/1e9)
+			}
+		}
+	}
+	h.reset()
+	if !math.IsNaN(h.quantile(0.5)) || !math.IsNaN(h.mean()) {
+		t.Error("an empty interval must give NaN (an empty cell), not a number")
+	}
+}
