@@ -311,12 +311,12 @@ func (p *Parser) Next() (Record, bool) {
 		}
 		p.line++
 		p.stats.Lines++
-		if len(bytes.TrimSpace(line)) == 0 {
-			p.stats.Blank++
-			continue
-		}
 		if p.longLn {
 			p.bad(&inputerr.Error{File: p.name, Line: p.line, Msg: fmt.Sprintf("line longer than %d bytes", p.opt.MaxLineBytes)})
+			continue
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			p.stats.Blank++
 			continue
 		}
 		rec, ie := p.parseLine(string(line))
