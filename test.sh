@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# poolsim's test command (README, .ci/run). It installs what the tests need
+# when it is missing — a JDK, Tomcat's and Jetty's jars for the conformance
+# tests against the real pools, Chromium for the report page check — then
+# checks formatting, vets, and runs every test.
+#
+#   ./test.sh            everything
+#   ./test.sh -short     skip the long statistical replications
+#   ./test.sh ./model/   one package (any go test arguments)
+#
+# Tests that need the JVM or a package skip with a reason when it is missing
+# on a developer's machine, and fail when CI=true.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need=()
+command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+command -v jstack >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+[ -f /usr/share/java/tomcat10-util.jar ] || need+=(libtomcat10-java)
+[ -f /usr/share/java/jetty9-util.jar ] || need+=(libjetty9-java)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test.sh: installing ${need[*]}" >&2
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  if command -v apt-get >/dev/null 2>&1; then
+    $sudo apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
+      || echo "test.sh: could not install ${need[*]}; the tests that need them will skip (or fail under CI=true)" >&2
+  else
+    echo "test.sh: no apt-get; the tests that need ${need[*]} will skip (or fail under CI=true)" >&2
+  fi
+fi
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "test.sh: gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+go vet ./...
+
+args=("$@")
+if [ ${#args[@]} -eq 0 ] || [[ "${args[*]}" != *./* ]]; then
+  args+=(./...)
+fi
+go test -timeout 15m "${args[@]}"
