@@ -118,6 +118,7 @@ type Parser struct {
 	res       Resolution
 	originSet bool
 	origin    time.Time
+	zones     zoneCache
 
 	line  int
 	stats Stats
@@ -146,7 +147,7 @@ func Parse(r io.Reader, name string, opt Options) (*Parser, error) {
 	if err != nil {
 		return nil, &inputerr.Error{File: name, Key: "pattern", Msg: err.Error(), Allowed: "an AccessLogValve pattern (Tomcat docs config/valve.xml)"}
 	}
-	p := &Parser{name: name, opt: opt, elems: elems, durIdx: -1, checkIdx: -1}
+	p := &Parser{name: name, opt: opt, elems: elems, durIdx: -1, checkIdx: -1, zones: zoneCache{}}
 	if p.opt.MaxBadExamples == 0 {
 		p.opt.MaxBadExamples = 5
 	}
@@ -694,11 +695,25 @@ func parseDuration(e element, v string, unit DUnit) (time.Duration, error) {
 // clfMonths maps CLF month abbreviations (Locale.US).
 var clfMonths = map[string]time.Month{"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6, "Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12}
 
+// zoneCache holds the fixed zones of CLF offsets seen, so that parsing a
+// line does not allocate one.
+type zoneCache map[int]*time.Location
+
+func (z zoneCache) get(off int) *time.Location {
+	if l, ok := z[off]; ok {
+		return l
+	}
+	l := time.FixedZone("", off)
+	if len(z) < 64 {
+		z[off] = l
+	}
+	return l
+}
+
 // parseCLF reads "[10/Oct/2000:13:55:36 -0700]".
-func parseCLF(v string) (time.Time, error) {
-	bad := fmt.Errorf("%q is not a [dd/MMM/yyyy:HH:mm:ss Z] timestamp", clip(v))
+func parseCLF(v string, zones zoneCache) (time.Time, error) {
 	if len(v) != 28 || v[0] != '[' || v[27] != ']' || v[3] != '/' || v[7] != '/' || v[12] != ':' || v[15] != ':' || v[18] != ':' || v[21] != ' ' {
-		return time.Time{}, bad
+		return time.Time{}, badCLF(v)
 	}
 	num := func(s string) int {
 		n := 0
@@ -714,24 +729,28 @@ func parseCLF(v string) (time.Time, error) {
 	month, ok := clfMonths[v[4:7]]
 	oh, om := num(v[23:25]), num(v[25:27])
 	if !ok || day < 1 || day > 31 || year < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 60 || oh < 0 || om < 0 || (v[22] != '+' && v[22] != '-') {
-		return time.Time{}, bad
+		return time.Time{}, badCLF(v)
 	}
 	off := (oh*60 + om) * 60
 	if v[22] == '-' {
 		off = -off
 	}
-	t := time.Date(year, month, day, hour, minute, sec, 0, time.FixedZone("", off))
+	t := time.Date(year, month, day, hour, minute, sec, 0, zones.get(off))
 	if t.Day() != day {
-		return time.Time{}, bad
+		return time.Time{}, badCLF(v)
 	}
 	return t, nil
+}
+
+func badCLF(v string) error {
+	return fmt.Errorf("%q is not a [dd/MMM/yyyy:HH:mm:ss Z] timestamp", clip(v))
 }
 
 // parseTime reads an absolute timestamp field (not msec_frac).
 func (p *Parser) parseTime(e element, v string) (time.Time, error) {
 	switch e.tt {
 	case ttCLF:
-		return parseCLF(v)
+		return parseCLF(v, p.zones)
 	case ttSec, ttMsec:
 		if !isDigits(v) || len(v) > 16 {
 			return time.Time{}, fmt.Errorf("%q is not a number for %s", clip(v), e.code)

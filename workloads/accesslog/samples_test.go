@@ -175,3 +175,33 @@ func TestSampleOutOfOrder(t *testing.T) {
 	}
 	t.Logf("%d inversions in file order; the sorter held at most %d of 300 records", inversions, sorted.MaxHeld())
 }
+
+// TestBadLinesSample: the hand-damaged sample (testdata/README.md) gives
+// 18 records, 3 bad lines at 5, 15 and 19, and 1 blank line.
+func TestBadLinesSample(t *testing.T) {
+	b, err := os.ReadFile("testdata/bad-lines.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Pattern: samples[0].pattern, DurationUnit: DMicros, MaxBadFraction: 0.2}
+	p, err := Parse(strings.NewReader(string(b)), "bad-lines.log", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, ok := p.Next(); !ok {
+			break
+		}
+	}
+	st := p.Stats()
+	var lines []int
+	for _, e := range st.BadExamples {
+		lines = append(lines, e.Line)
+	}
+	if p.Err() != nil || st.Lines != 22 || st.Parsed != 18 || st.Bad != 3 || st.Blank != 1 || fmt.Sprint(lines) != "[5 15 19]" {
+		t.Errorf("err %v stats %+v bad lines %v", p.Err(), st, lines)
+	}
+	for _, e := range st.BadExamples {
+		t.Logf("%s", &e)
+	}
+}

@@ -118,10 +118,11 @@ func (s *Sorter) Close() error {
 	return err
 }
 
-// RequiredWindow reads a whole log once and returns the smallest window with
-// which Sorted orders it exactly: the largest lag, over all lines, between
-// the latest end logged before a line and that line's arrival (0 for a log
-// already in arrival order). It also returns the log's Stats.
+// RequiredWindow reads a whole log once and returns a window with which
+// Sorted is guaranteed to order it exactly: the largest lag, over all lines,
+// between the latest end logged before a line and that line's arrival (0
+// for a log already in arrival order). A smaller window may happen to work
+// on a given log; this one always does. It also returns the log's Stats.
 func RequiredWindow(r io.Reader, name string, opt Options) (time.Duration, Stats, error) {
 	p, err := Parse(r, name, opt)
 	if err != nil {
