@@ -56,15 +56,16 @@ type Dump struct {
 	// junk) or that were not understood inside one.
 	SkippedLines int
 	// Notes are human-readable remarks about the reading, in a fixed order:
-	// truncation, inferred states, skipped lines, deadlocks, other dumps in
-	// the same file.
+	// truncation, a partial dump, inferred states, lines not understood,
+	// deadlocks, lines outside the dump, a removed log prefix, ignored NUL
+	// bytes, other dumps in the same file.
 	Notes []string
 }
 
 // Thread is one thread of a dump.
 type Thread struct {
 	Name string
-	Line int // 1-based line of the thread's header in the file
+	Line int // 1-based line of the thread's header (JSON: of its object) in the file
 
 	Number     int64         // Java thread id: "#N" (jstack), "tid" (JSON); 0 when absent
 	Daemon     bool          // "daemon"

@@ -66,6 +66,27 @@ func pathJavaHome() string {
 	return filepath.Dir(filepath.Dir(real))
 }
 
+// javaMajor is the feature release of the JDK at home ("17.0.19" → 17,
+// "1.8.0_281" → 8), or 0 when java does not run.
+func javaMajor(home string) int {
+	out, err := exec.Command(filepath.Join(home, "bin", "java"), "-version").CombinedOutput()
+	if err != nil {
+		return 0
+	}
+	s := string(out)
+	i := strings.Index(s, "version \"")
+	if i < 0 {
+		return 0
+	}
+	v := strings.TrimPrefix(s[i+len("version \""):], "1.")
+	end := strings.IndexAny(v, ".\"-+_")
+	if end < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(v[:end])
+	return n
+}
+
 // TestJVMPoolStates runs testdata/java/PoolStates.java on Java 17 (the PATH's
 // java) and Temurin 25, takes dumps with jstack, jstack -l, jcmd
 // Thread.print (with and without -l), kill -3 and, on 25, jcmd
@@ -77,6 +98,7 @@ func TestJVMPoolStates(t *testing.T) {
 	}
 	home17 := pathJavaHome()
 	need(t, home17 != "" && exists(filepath.Join(home17, "bin", "javac")), "a JDK (java and javac on the PATH)")
+	need(t, javaMajor(home17) >= 17, "Java 17 or later on the PATH")
 	for _, j := range pkgJars {
 		need(t, exists(j), j+" (Debian libtomcat10-java / libjetty9-java)")
 	}
@@ -88,17 +110,19 @@ func TestJVMPoolStates(t *testing.T) {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
 	jvms := []struct {
-		name       string
-		home       string
-		dumpToFile bool // jcmd Thread.dump_to_file exists (JDK 21+)
+		name string
+		home string
 	}{
-		{"java17", home17, false},        // the PATH's JDK: Java 17 on the project machines
-		{"temurin25", jdk25Home(), true}, // Temurin 25
+		{"java17", home17},         // the PATH's JDK: Java 17 on the project machines
+		{"temurin25", jdk25Home()}, // Temurin 25 (THREADDUMP_JDK25 may name another JDK)
 	}
 	for _, jvm := range jvms {
 		t.Run(jvm.name, func(t *testing.T) {
 			need(t, exists(filepath.Join(jvm.home, "bin", "jcmd")), jvm.home+" (a JDK with jstack and jcmd)")
-			runPoolStates(t, jvm.name, jvm.home, cp, jvm.dumpToFile)
+			major := javaMajor(jvm.home)
+			need(t, major >= 17, jvm.home+" (Java 17 or later)")
+			t.Logf("%s: Java %d", jvm.home, major)
+			runPoolStates(t, jvm.name, jvm.home, cp, major)
 		})
 	}
 }
@@ -134,7 +158,9 @@ func (l *lineLog) waitFor(from int, timeout time.Duration, ok func(string) bool)
 	return false
 }
 
-func runPoolStates(t *testing.T, name, home, cp string, dumpToFile bool) {
+// runPoolStates starts PoolStates on the JDK at home (feature release
+// major) and checks a dump from every tool that JDK has.
+func runPoolStates(t *testing.T, name, home, cp string, major int) {
 	bin := func(tool string) string { return filepath.Join(home, "bin", tool) }
 	cmd := exec.Command(bin("java"), "-cp", cp, "PoolStates")
 	stdin, err := cmd.StdinPipe()
@@ -198,7 +224,7 @@ func runPoolStates(t *testing.T, name, home, cp string, dumpToFile bool) {
 		{"jcmd", []string{"jcmd", pid, "Thread.print"}, FormHotSpot},
 		{"jcmd-l", []string{"jcmd", pid, "Thread.print", "-l"}, FormHotSpot},
 	}
-	if dumpToFile {
+	if major >= 21 { // jcmd Thread.dump_to_file
 		runs = append(runs,
 			dumpRun{"dump-text", []string{"jcmd", pid, "Thread.dump_to_file", "FILE"}, FormText},
 			dumpRun{"dump-json", []string{"jcmd", pid, "Thread.dump_to_file", "-format=json", "FILE"}, FormJSON})
@@ -223,7 +249,7 @@ func runPoolStates(t *testing.T, name, home, cp string, dumpToFile bool) {
 					t.Fatal(err)
 				}
 			}
-			checkJVMDump(t, name+"-"+r.kind, out, r.form, prefixes, false)
+			checkJVMDump(t, name+"-"+r.kind, out, r.form, prefixes, false, r.form != FormHotSpot && major < 25)
 		})
 	}
 
@@ -237,11 +263,14 @@ func runPoolStates(t *testing.T, name, home, cp string, dumpToFile bool) {
 		}
 		time.Sleep(500 * time.Millisecond) // the heap summary follows the dump
 		all, _ := log.snapshot()
-		checkJVMDump(t, name+"-kill3", []byte(strings.Join(all, "\n")+"\n"), FormHotSpot, prefixes, true)
+		checkJVMDump(t, name+"-kill3", []byte(strings.Join(all, "\n")+"\n"), FormHotSpot, prefixes, true, false)
 	})
 }
 
-func checkJVMDump(t *testing.T, name string, data []byte, form Form, prefixes map[string]string, isLog bool) {
+// checkJVMDump parses one dump of PoolStates and compares it with
+// poolStatesWant. noStates: Thread.dump_to_file before JDK 25 prints no
+// states.
+func checkJVMDump(t *testing.T, name string, data []byte, form Form, prefixes map[string]string, isLog, noStates bool) {
 	t.Helper()
 	if *captureDir != "" {
 		if err := os.WriteFile(filepath.Join(*captureDir, name+".txt"), data, 0o644); err != nil {
@@ -259,9 +288,10 @@ func checkJVMDump(t *testing.T, name string, data []byte, form Form, prefixes ma
 	if isLog && d.SkippedLines == 0 {
 		t.Errorf("%s: the log lines around the dump were not counted as skipped", name)
 	}
-	checkPools(t, d, poolStatesWant(), prefixes, false, false)
+	checkPools(t, d, poolStatesWant(), prefixes, noStates, false)
 	if form != FormHotSpot {
-		// Thread.dump_to_file also lists the two sleeping virtual threads.
+		// Thread.dump_to_file also lists the two sleeping virtual threads
+		// (a sleeping virtual thread's state is inferred when not printed).
 		virtual := 0
 		for _, th := range d.Threads {
 			if th.Virtual && th.State == StateTimedWaiting {

@@ -70,28 +70,46 @@ func ParseAll(r io.Reader, name string) ([]*Dump, error) {
 	if len(data) > maxInput {
 		return nil, inputerr.New(name, 0, 0, "", fmt.Sprintf("file larger than %d bytes", maxInput), allowedInput)
 	}
-	text, err := decodeText(data, name)
+	text, nuls, err := decodeText(data, name)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(text) == "" {
 		return nil, inputerr.New(name, 0, 0, "", "empty file, no thread dump in it", allowedInput)
 	}
+	var dumps []*Dump
 	if first := strings.TrimLeft(text, " \t\r\n"); strings.HasPrefix(first, "{") {
 		d, err := parseJSON(text, name)
 		if err != nil {
 			return nil, err
 		}
-		return []*Dump{d}, nil
+		dumps = []*Dump{d}
+	} else {
+		text, prefixed := stripLinePrefix(text)
+		p := &textParser{name: name}
+		if dumps, err = p.run(text); err != nil {
+			return nil, err
+		}
+		if prefixed > 0 {
+			for _, d := range dumps {
+				d.Notes = append(d.Notes, fmt.Sprintf("%d lines carried a log prefix before the dump text (journald, syslog); it was removed", prefixed))
+			}
+		}
 	}
-	p := &textParser{name: name}
-	return p.run(text)
+	if nuls > 0 {
+		for _, d := range dumps {
+			d.Notes = append(d.Notes, fmt.Sprintf("%d NUL bytes ignored (a log truncated while being written, e.g. by logrotate copytruncate)", nuls))
+		}
+	}
+	return dumps, nil
 }
 
 // decodeText turns the file into UTF-8 text: UTF-16 with a byte order mark
-// (PowerShell's "jstack > file") is converted, a UTF-8 BOM dropped; NUL
-// bytes or mostly non-text bytes make a binary-data error.
-func decodeText(data []byte, name string) (string, error) {
+// (PowerShell's "jstack > file") is converted, a UTF-8 BOM dropped. NUL
+// bytes are dropped when the rest is text (logrotate's copytruncate leaves
+// runs of them in a log); otherwise they, or mostly non-text bytes, make a
+// binary-data error. nuls counts the dropped NUL bytes.
+func decodeText(data []byte, name string) (text string, nuls int, err error) {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
 		le := data[0] == 0xFF
@@ -108,31 +126,57 @@ func decodeText(data []byte, name string) (string, error) {
 	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
 		data = data[3:]
 	}
-	// Binary junk: a NUL byte anywhere, or more than 1 in 20 bytes of the
-	// first 64 KiB invalid UTF-8 or control characters.
 	if i := bytes.IndexByte(data, 0); i >= 0 {
-		line, col := position(data, i)
-		return "", inputerr.New(name, line, col, "", "binary data (a NUL byte), not a text thread dump", allowedInput)
+		clean := bytes.ReplaceAll(data, []byte{0}, nil)
+		if len(bytes.TrimSpace(clean)) == 0 || nonText(clean) > 0 {
+			line, col := position(data, i)
+			return "", 0, inputerr.New(name, line, col, "", "binary data (a NUL byte), not a text thread dump", allowedInput)
+		}
+		nuls, data = len(data)-len(clean), clean
 	}
+	if firstBad := nonText(data); firstBad > 0 {
+		line, col := position(data, firstBad-1)
+		head := min(len(data), 64<<10)
+		return "", 0, inputerr.New(name, line, col, "", fmt.Sprintf("binary data (%d of the first %d bytes are not text), not a text thread dump", countNonText(data[:head], head < len(data)), head), allowedInput)
+	}
+	return string(data), nuls, nil
+}
+
+// nonText reports binary junk: more than 1 in 20 bytes of the first 64 KiB
+// invalid UTF-8 or control characters. It returns 1 + the offset of the
+// first such byte, or 0 for text.
+func nonText(data []byte) int {
 	head := data[:min(len(data), 64<<10)]
-	cut := len(head) < len(data) // a character may straddle the end of head
-	bad, firstBad := 0, -1
+	if countNonText(head, len(head) < len(data))*20 <= len(head) {
+		return 0
+	}
 	for i := 0; i < len(head); {
 		r, size := utf8.DecodeRune(head[i:])
-		if (r == utf8.RuneError && size == 1 && (!cut || len(head)-i >= utf8.UTFMax)) ||
-			(r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != '\v' && r != 0x1b) {
-			bad++
-			if firstBad < 0 {
-				firstBad = i
-			}
+		if isNonText(r, size) {
+			return i + 1
 		}
 		i += size
 	}
-	if bad*20 > len(head) {
-		line, col := position(data, firstBad)
-		return "", inputerr.New(name, line, col, "", fmt.Sprintf("binary data (%d of the first %d bytes are not text), not a text thread dump", bad, len(head)), allowedInput)
+	return 1
+}
+
+func isNonText(r rune, size int) bool {
+	return (r == utf8.RuneError && size == 1) ||
+		(r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != '\v' && r != 0x1b)
+}
+
+// countNonText counts the bytes of head that are not text; with cut, a
+// character straddling the end of head is not counted.
+func countNonText(head []byte, cut bool) int {
+	bad := 0
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		if isNonText(r, size) && (!cut || r != utf8.RuneError || len(head)-i >= utf8.UTFMax) {
+			bad++
+		}
+		i += size
 	}
-	return string(data), nil
+	return bad
 }
 
 // position turns a byte offset into a 1-based line and column.
@@ -148,6 +192,51 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// stripLinePrefix removes a log prefix that journald, syslog or a quoting
+// mail/issue client put before every line of a dump
+// ("Dec 01 20:00:08 web1 java[4242]: ", "> "). The prefix is learnt from the
+// first "Full thread dump" line: any line that starts with text of the same
+// shape (digits may differ: timestamps) loses it, and a line that is the
+// prefix alone (without its trailing blanks) becomes blank. It returns the
+// text and how many lines changed.
+func stripLinePrefix(text string) (string, int) {
+	at := strings.Index(text, "Full thread dump ")
+	if at < 0 {
+		return text, 0
+	}
+	prefix := text[strings.LastIndexByte(text[:at], '\n')+1 : at]
+	if strings.TrimSpace(prefix) == "" {
+		return text, 0
+	}
+	shape := digitShape(prefix)
+	bare := strings.TrimRight(shape, " \t")
+	lines := strings.Split(text, "\n")
+	changed := 0
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		switch {
+		case len(l) >= len(shape) && digitShape(l[:len(shape)]) == shape:
+			lines[i] = l[len(shape):]
+			changed++
+		case len(l) == len(bare) && digitShape(l) == bare:
+			lines[i] = ""
+			changed++
+		}
+	}
+	return strings.Join(lines, "\n"), changed
+}
+
+// digitShape replaces every ASCII digit with '0'.
+func digitShape(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			b[i] = '0'
+		}
+	}
+	return string(b)
 }
 
 // section is where the text parser is.

@@ -3,6 +3,7 @@ package threaddump
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -176,8 +177,11 @@ func TestParseErrors(t *testing.T) {
 		{"empty", nil, "d.txt: empty file, no thread dump in it (" + allowedInput + ")"},
 		// White space only.
 		{"blank", []byte("\n \r\n\t\n"), "d.txt: empty file, no thread dump in it (" + allowedInput + ")"},
-		// A NUL byte on line 2, column 3.
-		{"nul", []byte("hello\nab\x00cd"), "d.txt:2:3: binary data (a NUL byte), not a text thread dump (" + allowedInput + ")"},
+		// gzip data: NUL bytes in non-text, the first at line 1, column 4.
+		{"gzip", []byte{0x1f, 0x8b, 0x08, 0x00, 0x9c, 0xe1, 0x4d, 0x67, 0x00, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00},
+			"d.txt:1:4: binary data (a NUL byte), not a text thread dump (" + allowedInput + ")"},
+		// Text whose NUL bytes are dropped, and then no dump in it.
+		{"nul in text", []byte("hello\nab\x00cd"), "d.txt:1:1: not a thread dump: no thread header (\"name\" #N … tid=… nid=…, or #N \"name\") found (" + allowedInput + ")"},
 		// Random high bytes (not UTF-8, no NUL).
 		{"latin junk", bytes.Repeat([]byte{0xC3, 0x28, 0xA0, 0xFF}, 50), "d.txt:1:1: binary data (150 of the first 200 bytes are not text), not a text thread dump (" + allowedInput + ")"},
 		// A log without a dump.
@@ -392,6 +396,47 @@ func TestJunkLines(t *testing.T) {
 	}
 	if !reflect.DeepEqual(Summarise(got), Summarise(want)) {
 		t.Error("junk lines changed the summary")
+	}
+}
+
+// TestLogShapes: a log that logrotate's copytruncate left with a run of NUL
+// bytes, and a dump read from journald with a prefix on every line, read
+// like the plain dump, with a note.
+func TestLogShapes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "jdk17-kill3.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mustParse(t, data, "x")
+
+	nul := append(bytes.Repeat([]byte{0}, 4096), data...)
+	got := mustParse(t, nul, "x")
+	if !reflect.DeepEqual(got.Threads, want.Threads) || got.Notes[len(got.Notes)-1] != "4096 NUL bytes ignored (a log truncated while being written, e.g. by logrotate copytruncate)" {
+		t.Errorf("NUL run: %d threads, notes %q", len(got.Threads), got.Notes)
+	}
+
+	// journalctl -u app: every line prefixed; empty messages lose the trailing blank.
+	var j []string
+	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		p := fmt.Sprintf("Dec 01 20:11:%02d web1 java[4242]:", 10+i%50)
+		if l != "" {
+			p += " " + l
+		}
+		j = append(j, p)
+	}
+	got = mustParse(t, []byte(strings.Join(j, "\n")+"\n"), "x")
+	checkPools(t, got, poolStatesWant(), nil, false, true)
+	if len(got.Threads) != len(want.Threads) || got.Truncated {
+		t.Errorf("journald: %d threads (want %d), truncated %v", len(got.Threads), len(want.Threads), got.Truncated)
+	}
+	for i := range want.Threads {
+		if !reflect.DeepEqual(got.Threads[i], want.Threads[i]) {
+			t.Errorf("journald: thread %q differs", want.Threads[i].Name)
+			break
+		}
+	}
+	if n := got.Notes[len(got.Notes)-1]; n != fmt.Sprintf("%d lines carried a log prefix before the dump text (journald, syslog); it was removed", len(j)) {
+		t.Errorf("journald note %q", n)
 	}
 }
 
