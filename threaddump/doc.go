@@ -8,7 +8,8 @@
 // Parse reads every text form of JDK 6 to 25 (jstack, jstack -l, jcmd
 // Thread.print, kill -3 output inside a log, jcmd Thread.dump_to_file in
 // plain text and JSON) into a Dump of Threads and Frames, tolerating CRLF,
-// junk lines and truncation. Thread.Classify applies the frame rules of
+// UTF-16, junk lines, journald-style line prefixes and truncation; ParseAll
+// returns every dump of a log that holds several. Thread.Classify applies the frame rules of
 // shared/spec/threadpool-semantics.md §3 (R56–R62) to one thread; Summarise
 // groups a dump's threads into Pools; Format prints them as a table.
 //
