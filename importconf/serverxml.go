@@ -429,11 +429,11 @@ func (r *xmlReader) executor(el *xmlElem) error {
 			p.Defaulted = append(p.Defaulted, Default{Key: "prestart", Value: "true", Reason: "Tomcat 10.1 ThreadPoolExecutor constructor calls prestartAllCoreThreads() (R65)"})
 		}
 	}
+	// Read for the record; they do not change the model's numbers.
 	for _, n := range []string{"threadRenewalDelay", "threadPriority", "daemon"} {
-		if v, o, ok, err := r.strAttr(el, n); err != nil {
+		if _, o, ok, err := r.strAttr(el, n); err != nil {
 			return err
 		} else if ok {
-			_ = v
 			p.Found = append(p.Found, o)
 		}
 	}
@@ -604,6 +604,11 @@ func (r *xmlReader) connector(el *xmlElem) error {
 			if note != "" {
 				notes = append(notes, note)
 			}
+		} else if info.ajp && (!r.tomcatKnown || versionAtLeast(r.tomcat, [3]int{9, 0, 31})) {
+			// AbstractAjpProtocol binds to the loopback address unless told
+			// otherwise (since 9.0.31 / 8.5.51, the "Ghostcat" fix), and the
+			// address is part of the name: ajp-nio-127.0.0.1-8009.
+			name += "127.0.0.1-"
 		}
 		if port+r.portOffset == 0 {
 			portStr = "auto-1"
@@ -643,6 +648,7 @@ func (r *xmlReader) connector(el *xmlElem) error {
 		connDefaults = append(connDefaults, Default{Key: "maxConnections", Value: "8192", Reason: srcEndpoint + "; NIO/NIO2 (APR in Tomcat 9: 8192 as well)"})
 	}
 
+	conn.AcceptCount, conn.MaxConnections = accept, maxConn
 	if eok {
 		if idx, found := r.executors[execName]; found {
 			conn.Executor = execName

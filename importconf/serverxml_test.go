@@ -134,8 +134,13 @@ func TestServerXMLConnector(t *testing.T) {
 		// acceptCount and maxConnections are connector settings (R75); -1 disables maxConnections.
 		{"acceptCount maxConnections", "", `port="8080" acceptCount="10" maxConnections="-1"`, Options{},
 			with(connDefaults, func(w *want) { w.accept = 10; w.maxConn = -1; w.found = []string{"acceptCount", "maxConnections"} })},
-		// AJP/1.3 is AjpNioProtocol: prefix ajp-nio.
+		// AJP/1.3 is AjpNioProtocol: prefix ajp-nio, and it listens on the
+		// loopback address by default, which joins the name (found by the
+		// differential test against Tomcat's Digester).
 		{"ajp", "", `port="8009" protocol="AJP/1.3"`, Options{},
+			with(connDefaults, func(w *want) { w.name = "ajp-nio-127.0.0.1-8009"; w.prefix = "ajp-nio-127.0.0.1-8009-exec-" })},
+		// Before 9.0.31 AJP listened on all addresses.
+		{"ajp 9.0.30", "", `port="8009" protocol="AJP/1.3"`, Options{TomcatVersion: "9.0.30"},
 			with(connDefaults, func(w *want) { w.name = "ajp-nio-8009"; w.prefix = "ajp-nio-8009-exec-" })},
 		// NIO2: http-nio2.
 		{"nio2", "", `port="8080" protocol="org.apache.coyote.http11.Http11Nio2Protocol"`, Options{},

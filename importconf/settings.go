@@ -114,8 +114,11 @@ type Connector struct {
 	Protocol string // the protocol attribute as written, or the default "HTTP/1.1"
 	Executor string // the name of the shared Executor it uses, "" for its own pool
 	Pool     int    // index in Settings.Pools of the pool it uses; -1 if none (virtual threads)
-	File     string
-	Line     int
+	// AcceptCount and MaxConnections are this connector's own (R75).
+	AcceptCount    int
+	MaxConnections int
+	File           string
+	Line           int
 }
 
 // Settings is everything importconf read from one configuration (one file, or

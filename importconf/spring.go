@@ -377,6 +377,7 @@ func (b *binder) bind() error {
 	b.s.Pools = append(b.s.Pools, tomcat, task)
 	b.s.Connectors = append(b.s.Connectors, Connector{
 		Name: tomcat.Name, Port: port, Protocol: "HTTP/1.1", Pool: 0, File: b.s.File,
+		AcceptCount: tomcat.AcceptCount, MaxConnections: tomcat.MaxConnections,
 	})
 	if tomcat.VirtualThreads {
 		b.s.Connectors[0].Pool = -1

@@ -205,3 +205,26 @@ func TestBadLinesSample(t *testing.T) {
 		t.Logf("%s", &e)
 	}
 }
+
+// TestTomcat9SampleWrongUnit: reading Tomcat 9's milliseconds as
+// microseconds is caught by the %T cross-check on the first line.
+func TestTomcat9SampleWrongUnit(t *testing.T) {
+	b, err := os.ReadFile("testdata/tomcat9-common-D-T.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(strings.NewReader(string(b)), "t9.log", Options{Pattern: samples[3].pattern, DurationUnit: DMicros})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		if _, ok := p.Next(); !ok {
+			break
+		}
+		n++
+	}
+	if n != 0 || p.Err() == nil || !strings.Contains(p.Err().Error(), "t9.log:1: DurationUnit:") {
+		t.Errorf("%d records, err %v", n, p.Err())
+	}
+}
