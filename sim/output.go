@@ -179,7 +179,10 @@ type Result struct {
 	// t=…").
 	Findings []string
 	// Applied lists the runtime events as applied, in order.
-	Applied []string
+	Applied []AppliedEvent
+	// WaitCDF and ResponseCDF are steady-state quantiles at CDFQuantiles
+	// (empty without steady-state tasks).
+	WaitCDF, ResponseCDF []Quantile
 }
 
 func (r *runner) result() *Result {
@@ -270,7 +273,9 @@ func (r *runner) result() *Result {
 	} else {
 		s.Utilization = Stat(math.NaN())
 	}
-	res := &Result{Summary: s, Complete: !r.stopped, StopReason: r.stopReason, Applied: rec.applied}
+	res := &Result{Summary: s, Complete: !r.stopped, StopReason: r.stopReason, Applied: rec.applied,
+		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
+		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
 	if rec.haveThreadFailure {
 		res.Findings = append(res.Findings, fmt.Sprintf(
 			"the OS refused a new thread at t=%v (limit %d threads): %d tasks were lost with OutOfMemoryError: unable to create native thread (R11, P3)",

@@ -55,7 +55,7 @@ type recorder struct {
 	// The current timeline interval.
 	ivWait, ivResponse intervalHist
 
-	applied []string // runtime events, as applied
+	applied []AppliedEvent // runtime events, as applied
 }
 
 func newRecorder(sc *scenarios.Scenario) *recorder {
@@ -255,7 +255,13 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 }
 
 func (rec *recorder) runtimeEvent(now time.Duration, ev scenarios.Event) {
-	rec.applied = append(rec.applied, describeEvent(ev))
+	rec.applied = append(rec.applied, AppliedEvent{At: now, What: describeEvent(ev)})
+}
+
+// AppliedEvent is a runtime event as the run applied it.
+type AppliedEvent struct {
+	At   time.Duration
+	What string // e.g. "set core=20 max=400", "shutdown"
 }
 
 // describeEvent renders a runtime event as the calls it makes.
@@ -307,6 +313,30 @@ func clampHDR(d time.Duration) int64 {
 		return hdrHighest
 	}
 	return v
+}
+
+// CDFQuantiles are the quantiles Result reports for distribution charts.
+var CDFQuantiles = []float64{0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 1}
+
+// Quantile is one point of a steady-state distribution: the fraction Q of
+// tasks whose time was at most Seconds.
+type Quantile struct {
+	Q       float64
+	Seconds float64
+}
+
+func cdf(h *hdr.Histogram, n int64, max time.Duration) []Quantile {
+	if n == 0 {
+		return nil
+	}
+	out := make([]Quantile, len(CDFQuantiles))
+	for i, q := range CDFQuantiles {
+		out[i] = Quantile{q, quantile(h, n, q, max)}
+		if q == 1 {
+			out[i].Seconds = max.Seconds()
+		}
+	}
+	return out
 }
 
 // quantile returns the q-quantile in seconds (NaN when empty), never above

@@ -116,13 +116,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(),
+			reportCommand(),
+			jstackCommand(),
 			presetsCommand(),
 			versionCommand(),
 		},
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
-			return &usageError{fmt.Sprintf("unknown command %q (commands: run, presets, version; see 'poolsim help')", c.Args().First())}
+			return &usageError{fmt.Sprintf("unknown command %q (see 'poolsim help')", c.Args().First())}
 		}
 		return cli.ShowAppHelp(c)
 	}

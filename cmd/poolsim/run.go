@@ -32,6 +32,7 @@ Everything but perf.json is byte-identical for the same scenario, seed and pools
 			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.core=20 (repeatable)"},
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json to stdout instead of the human summary"},
+			&cli.BoolFlag{Name: "plots", Usage: "also write threads.png, queue.png and wait.png"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -45,14 +46,14 @@ Everything but perf.json is byte-identical for the same scenario, seed and pools
 			if out == "" {
 				out = filepath.Join("out", sanitize(sc.Name))
 			}
-			res, err := runScenario(c, sc, out)
+			res, written, err := runScenario(c, sc, out, c.Bool("plots"))
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
 				return sim.WriteJSON(c.App.Writer, res.Summary)
 			}
-			printSummary(c.App.Writer, sc, res, out)
+			printSummary(c.App.Writer, sc, res, out, written)
 			if !res.Complete {
 				return fmt.Errorf("run incomplete: %s (outputs marked \"complete\": false)", res.StopReason)
 			}
@@ -92,9 +93,9 @@ func sanitize(name string) string {
 
 // runScenario runs sc and writes its outputs into dir. Every file is written
 // atomically; a run cut short still writes what it has, marked incomplete.
-func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string) (*sim.Result, error) {
+func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string, withPlots bool) (*sim.Result, []string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, inputerr.New(dir, 0, 0, "--out", fmt.Sprintf("cannot create the output directory: %v", err), "")
+		return nil, nil, inputerr.New(dir, 0, 0, "--out", fmt.Sprintf("cannot create the output directory: %v", err), "")
 	}
 	var timeline, snaps bytes.Buffer
 	opt := sim.Options{Timeline: &timeline}
@@ -103,7 +104,7 @@ func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string) (*sim.Resul
 	}
 	res, err := sim.Run(c.Context, sc, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files := []struct {
 		name string
@@ -119,15 +120,30 @@ func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string) (*sim.Resul
 			fn   func(io.Writer) error
 		}{"snapshots.txt", func(w io.Writer) error { _, err := w.Write(snaps.Bytes()); return err }})
 	}
-	for _, f := range files {
-		if err := atomicfile.Write(filepath.Join(dir, f.name), f.fn); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, f.name), err)
+	if withPlots {
+		_, charts, err := makeCharts(sc, res, timeline.Bytes())
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, ch := range charts {
+			png := ch.png
+			files = append(files, struct {
+				name string
+				fn   func(io.Writer) error
+			}{ch.file, func(w io.Writer) error { _, err := w.Write(png); return err }})
 		}
 	}
-	return res, nil
+	var written []string
+	for _, f := range files {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), f.fn); err != nil {
+			return nil, nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, f.name), err)
+		}
+		written = append(written, f.name)
+	}
+	return res, written, nil
 }
 
-func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string) {
+func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string, written []string) {
 	s := res.Summary
 	fmt.Fprintf(w, "%s: %v simulated (seed %d) in %.3fs, %d events\n", sc.Name, sc.Duration, s.Seed, res.Perf.WallS, s.Events)
 	fmt.Fprintf(w, "  pool      %s: %s\n", sc.Pool.Preset, scenarios.Describe(sc.Pool.Config))
@@ -149,17 +165,13 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 		from, num(s.PoolSizeMean), s.PoolSizeMax, num(s.BusyMean), num(s.IdleTimedMean), num(s.IdleUntimedMean), num(s.QueueLenMean), s.QueueLenMax)
 	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
 	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
-	if len(res.Applied) > 0 {
-		fmt.Fprintf(w, "  events    %s\n", strings.Join(res.Applied, "; "))
+	for _, e := range res.Applied {
+		fmt.Fprintf(w, "  event     at %v: %s\n", e.At, e.What)
 	}
 	for _, f := range res.Findings {
 		fmt.Fprintf(w, "  finding   %s\n", f)
 	}
-	fmt.Fprintf(w, "  wrote     %s/{timeline.csv,summary.json,perf.json", dir)
-	if len(sc.Snapshots) > 0 {
-		fmt.Fprint(w, ",snapshots.txt")
-	}
-	fmt.Fprintln(w, "}")
+	fmt.Fprintf(w, "  wrote     %s/{%s}\n", dir, strings.Join(written, ","))
 }
 
 func num(s sim.Stat) string {
