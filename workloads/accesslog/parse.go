@@ -127,14 +127,20 @@ type Parser struct {
 
 	// scratch for the line being matched
 	vals   []string
-	steps  int
+	steps  int // work spent on the current line
+	budget int // work allowed for the current line
 	buf    []byte
 	longLn bool
 }
 
-// stepBudget bounds the backtracking spent on one line, so a hostile line
-// cannot make matching exponential.
-const stepBudget = 10000
+// Backtracking is bounded by a work budget per line, counted in bytes
+// examined: workBase plus workPerByte per byte of the line. Real lines need
+// a few passes over their bytes; a hostile line stops (as a bad line)
+// instead of making the parse exponential or quadratic.
+const (
+	workBase    = 10000
+	workPerByte = 64
+)
 
 // Parse starts reading an access log from r (named name in messages). It
 // fails when the pattern cannot give both a service time and an arrival
@@ -404,10 +410,10 @@ func (p *Parser) readLine() ([]byte, bool) {
 
 // parseLine matches one line against the pattern.
 func (p *Parser) parseLine(line string) (Record, *inputerr.Error) {
-	p.steps = 0
+	p.steps, p.budget = 0, workBase+workPerByte*len(line)
 	var fail failure
 	if !p.match(line, 0, 0, &fail) {
-		if p.steps > stepBudget {
+		if p.steps > p.budget {
 			return Record{}, &inputerr.Error{File: p.name, Line: p.line, Key: "pattern", Msg: "line too ambiguous to split into the pattern's fields"}
 		}
 		return Record{}, fail.err(p, line)
@@ -447,7 +453,7 @@ func (f *failure) err(p *Parser, line string) *inputerr.Error {
 // each field ends. Values of the fields go to p.vals.
 func (p *Parser) match(line string, ei, pos int, fail *failure) bool {
 	p.steps++
-	if p.steps > stepBudget {
+	if p.steps > p.budget {
 		return false
 	}
 	if ei == len(p.elems) {
@@ -498,16 +504,21 @@ func (p *Parser) match(line string, ei, pos int, fail *failure) bool {
 	for {
 		k := indexUnescaped(line, from, next, e.kind == kEscaped || e.escaped)
 		if k < 0 {
+			p.steps += len(line) - from
 			fail.note(pos, ei, fmt.Sprintf("no %q after the field", clip(next)))
 			return false
 		}
 		v := line[pos:k]
+		p.steps += k - from + len(v)
+		if p.steps > p.budget {
+			return false
+		}
 		if why := p.check(e, v); why == "" {
 			p.vals[ei] = v
 			if p.match(line, ei+1, k, fail) {
 				return true
 			}
-			if p.steps > stepBudget {
+			if p.steps > p.budget {
 				return false
 			}
 		} else {
@@ -536,6 +547,10 @@ func (p *Parser) matchWithQuery(line string, ei, pos int, fail *failure) bool {
 			}
 		}
 		seg := line[pos:k]
+		p.steps += k - from + 2*len(seg)
+		if p.steps > p.budget {
+			return false
+		}
 		split := strings.IndexByte(seg, '?')
 		if split < 0 {
 			split = len(seg)
@@ -550,7 +565,7 @@ func (p *Parser) matchWithQuery(line string, ei, pos int, fail *failure) bool {
 			if p.match(line, ei+2, k, fail) {
 				return true
 			}
-			if p.steps > stepBudget {
+			if p.steps > p.budget {
 				return false
 			}
 		}
@@ -887,11 +902,19 @@ func (p *Parser) record(line string) (Record, *inputerr.Error) {
 		p.origin, p.originSet = arrival, true
 	}
 	rel := arrival.Sub(p.origin)
-	if rel == math.MaxInt64 || rel == math.MinInt64 {
-		return Record{}, &inputerr.Error{File: p.name, Line: p.line, Key: "%t", Msg: "timestamp centuries away from the first line's"}
+	if rel > maxSpan || rel < -maxSpan {
+		return Record{}, &inputerr.Error{File: p.name, Line: p.line, Key: p.elems[p.timeIdx[0]].code, Msg: "arrival more than 50 years away from the first line's"}
+	}
+	if service > maxSpan {
+		return Record{}, &inputerr.Error{File: p.name, Line: p.line, Key: de.code, Msg: "a request of more than 50 years"}
 	}
 	return Record{Arrival: rel, Service: service, Line: p.line}, nil
 }
+
+// maxSpan bounds arrivals (from the first line's) and service times, so
+// that no sum or difference of them can overflow a time.Duration (about
+// 292 years): beyond it a line is garbage, and counted as bad.
+const maxSpan = 50 * 365 * 24 * time.Hour
 
 // consistent reports whether service (read from the chosen field, whose
 // step is res) and the text other of field ce can come from one elapsed
