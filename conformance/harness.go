@@ -265,6 +265,63 @@ func (r Runner) Check(ctx context.Context, s Script) error {
 	return err
 }
 
+// CheckAll asks the harness about many scripts at once, in one JVM: errs[i] is nil or an
+// error wrapping *inputerr.Error for scripts[i]. err reports a failure to run the harness.
+func CheckAll(ctx context.Context, scripts []Script) (errs []error, err error) {
+	return Runner{}.CheckAll(ctx, scripts)
+}
+
+// CheckAll is the package-level CheckAll on this runner's JVM.
+func (r Runner) CheckAll(ctx context.Context, scripts []Script) ([]error, error) {
+	texts := make([]string, len(scripts))
+	for i, s := range scripts {
+		texts[i] = s.String()
+	}
+	return r.checkTexts(ctx, texts)
+}
+
+// checkTexts validates scripts given as text in one harness run (--check-many).
+func (r Runner) checkTexts(ctx context.Context, texts []string) ([]error, error) {
+	for i, t := range texts {
+		for _, l := range strings.Split(t, "\n") {
+			if l == checkSeparator {
+				return nil, fmt.Errorf("conformance: check: script %d has a line %q, the separator", i+1, checkSeparator)
+			}
+		}
+	}
+	out, err := r.harness(ctx, strings.Join(texts, "\n"+checkSeparator+"\n"), time.Minute, "--check-many")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(texts) {
+		return nil, fmt.Errorf("conformance: check: %d answers for %d scripts", len(lines), len(texts))
+	}
+	errs := make([]error, len(texts))
+	for i, l := range lines {
+		switch {
+		case l == "ok":
+		case strings.HasPrefix(l, "error "):
+			errs[i] = badScript(texts[i], parseInputError(strings.TrimPrefix(l, "error ")))
+		default:
+			return nil, fmt.Errorf("conformance: check: unexpected answer %q", l)
+		}
+	}
+	return errs, nil
+}
+
+// checkSeparator separates the scripts given to --check-many.
+const checkSeparator = "%%"
+
+// badScript wraps the harness's input error, quoting the script line it names.
+func badScript(text string, ie *inputerr.Error) error {
+	where := ""
+	if lines := strings.Split(text, "\n"); ie.Line > 0 && ie.Line <= len(lines) {
+		where = fmt.Sprintf(" (line %d: %q)", ie.Line, lines[ie.Line-1])
+	}
+	return fmt.Errorf("conformance: run: bad script%s: %w", where, ie)
+}
+
 // runText runs a script given as text; end bounds the run when ctx has no deadline.
 func (r Runner) runText(ctx context.Context, text string, end time.Duration) (*Result, error) {
 	return r.invoke(ctx, text, end, false)
@@ -272,6 +329,27 @@ func (r Runner) runText(ctx context.Context, text string, end time.Duration) (*R
 
 // invoke starts the harness on the script text, only validating it when check is set.
 func (r Runner) invoke(ctx context.Context, text string, end time.Duration, check bool) (*Result, error) {
+	var mode []string
+	if check {
+		mode = []string{"--check"}
+	}
+	stdout, err := r.harness(ctx, text, end, mode...)
+	if err != nil {
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return nil, badScript(text, ie)
+		}
+		return nil, err
+	}
+	if check {
+		return nil, nil
+	}
+	return ParseOutput(stdout)
+}
+
+// harness runs the Java harness with the given mode flags on input and returns its stdout.
+// Exit status 2 comes back as an *inputerr.Error read from its stderr.
+func (r Runner) harness(ctx context.Context, input string, end time.Duration, mode ...string) (*bytes.Buffer, error) {
 	if err := r.Available(); err != nil {
 		return nil, err
 	}
@@ -294,12 +372,9 @@ func (r Runner) invoke(ctx context.Context, text string, end time.Duration, chec
 	}
 	cp := strings.Join(append([]string{classes}, r.jars()...), string(os.PathListSeparator))
 	args := append(append([]string{}, flags...), "-cp", cp, harnessMain, "--name", scriptName)
-	if check {
-		args = append(args, "--check")
-	}
-	args = append(args, "-")
+	args = append(append(args, mode...), "-")
 	cmd := exec.CommandContext(ctx, java, args...)
-	cmd.Stdin = strings.NewReader(text)
+	cmd.Stdin = strings.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -308,24 +383,12 @@ func (r Runner) invoke(ctx context.Context, text string, end time.Duration, chec
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 2 {
-		ie := parseInputError(stderr.String())
-		where := ""
-		if lines := strings.Split(text, "\n"); ie.Line > 0 && ie.Line <= len(lines) {
-			where = fmt.Sprintf(" (line %d: %q)", ie.Line, lines[ie.Line-1])
-		}
-		return nil, fmt.Errorf("conformance: run: bad script%s: %w", where, ie)
+		return nil, parseInputError(stderr.String())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("conformance: run: harness failed: %w\n%s", err, tail(stderr.String(), 2000))
 	}
-	if check {
-		return nil, nil
-	}
-	res, err := ParseOutput(&stdout)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return &stdout, nil
 }
 
 // RunN is the package-level RunN on this runner's JVM.

@@ -73,12 +73,19 @@ func TestHarnessRefusesBadScripts(t *testing.T) {
 		// Jetty's QueuedThreadPool has no shutdown.
 		{"jetty shutdown", "pool kind=jetty core=1 max=2\nshutdown at=5\nend at=10\n", 2, 1, "shutdown", "not supported"},
 	}
-	for _, c := range cases {
+	texts := make([]string, len(cases))
+	for i, c := range cases {
+		texts[i] = c.text
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	errs, err := Runner{}.checkTexts(ctx, texts) // one JVM for all: the harness only parses
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel() // no timing is measured: the harness stops after parsing
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_, err := Runner{}.runText(ctx, c.text, time.Second)
+			err := errs[i]
 			var ie *inputerr.Error
 			if !errors.As(err, &ie) {
 				t.Fatalf("err = %v, want an *inputerr.Error", err)
@@ -115,12 +122,18 @@ func TestCheckFollowsSetterOrder(t *testing.T) {
 		// max may be unbounded.
 		{"unbounded max", []Change{SetMax(Unbounded)}, true},
 	}
-	for _, c := range cases {
+	scripts := make([]Script, len(cases))
+	for i, c := range cases {
+		scripts[i] = base
+		scripts[i].Sets = []Set{{AtMs: 50, Changes: c.changes}}
+	}
+	errs, err := CheckAll(context.Background(), scripts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			s := base
-			s.Sets = []Set{{AtMs: 50, Changes: c.changes}}
-			err := Check(context.Background(), s)
+			err := errs[i]
 			if c.ok && err != nil {
 				t.Errorf("Check: %v", err)
 			}
@@ -131,6 +144,34 @@ func TestCheckFollowsSetterOrder(t *testing.T) {
 				t.Errorf("error %q does not quote the set line", err)
 			}
 		})
+	}
+}
+
+// TestCheckAllRefusesTheSeparator checks that a script cannot smuggle in the line that
+// separates scripts for --check-many.
+func TestCheckAllRefusesTheSeparator(t *testing.T) {
+	_, err := Runner{}.checkTexts(context.Background(), []string{"pool kind=jdk core=1 max=1\n%%\nend at=1\n"})
+	if err == nil || !strings.Contains(err.Error(), "separator") {
+		t.Errorf("err = %v, want a refusal of the separator line", err)
+	}
+}
+
+// TestSingleCheckMatchesCheckAll checks that Check (its own JVM, --check) and CheckAll
+// (--check-many) give the same verdict and message.
+func TestSingleCheckMatchesCheckAll(t *testing.T) {
+	Require(t)
+	bad := Script{Pool: Pool{Kind: KindJDK, Core: 3, Max: 2}, EndMs: 10}
+	good := Script{Pool: Pool{Kind: KindJDK, Core: 1, Max: 2}, EndMs: 10}
+	errs, err := CheckAll(context.Background(), []Script{bad, good})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := Check(context.Background(), bad)
+	if single == nil || errs[0] == nil || single.Error() != errs[0].Error() || errs[1] != nil {
+		t.Errorf("Check: %v; CheckAll: %v", single, errs)
+	}
+	if err := Check(context.Background(), good); err != nil {
+		t.Errorf("Check(good): %v", err)
 	}
 }
 

@@ -16,15 +16,18 @@ import (
 // ≈ 30 ms of lateness and of sleep overrun, a few ms typically.
 const scheduleMarginMs = 100
 
-// maxLatenessMs is the lateness above which a run is not trusted: half the margin, so that a
-// late sample and a late transition together still cannot cross. Two figures count: the
-// harness's lateness against its own schedule, and how much longer than asked the tasks slept
-// (the pool threads' wake-up delay). Such a run is repeated; it is discarded for its timing
-// alone, before its outcome is looked at.
+// maxLatenessMs is the delay above which a run is not trusted: half the margin, so that a
+// late sample and a late transition together still cannot cross. Three measured delays count:
+// the harness's lateness against its own schedule, how much longer than asked the tasks slept
+// (the pool threads' wake-up delay), and the largest stall of a canary thread that wakes every
+// 5 ms throughout the run (a stall delays every thread, the pool's included). Such a run is
+// repeated; it is discarded for its timing alone, before its outcome is looked at.
 const maxLatenessMs = scheduleMarginMs / 2
 
-// runAttempts bounds the reruns of a run whose schedule slipped.
-const runAttempts = 3
+// runAttempts bounds the reruns of a run whose schedule slipped. Under a load of 3–14 on the
+// 2-core machine, 13 of about 90 runs had a stall above maxLatenessMs (up to 550 ms): with
+// that rate, five stalled runs in a row have a chance of about 1 in 20000.
+const runAttempts = 5
 
 // runValid runs s on r and returns the first run whose harness kept its schedule within
 // maxLatenessMs, failing the test if none did or the harness reported a warning.
@@ -41,17 +44,27 @@ func runValid(t *testing.T, r Runner, s Script) *Result {
 		if len(res.Warnings) > 0 {
 			t.Fatalf("harness warnings: %q\n%s", res.Warnings, res.Output)
 		}
-		overrun := res.TimingMs("max_service_overrun_ms")
-		if math.IsNaN(overrun) {
-			t.Fatalf("no max_service_overrun_ms timing\n%s", res.Output)
+		delays := map[string]float64{"harness lateness": res.MaxLatenessMs}
+		for _, key := range []string{"max_service_overrun_ms", "max_hiccup_ms"} {
+			v := res.TimingMs(key)
+			if math.IsNaN(v) {
+				t.Fatalf("no %s timing\n%s", key, res.Output)
+			}
+			delays[key] = v
 		}
-		if res.MaxLatenessMs <= maxLatenessMs && overrun <= maxLatenessMs {
-			t.Logf("java %s: lateness max %.1f ms, mean %s ms; service overrun max %.1f ms",
-				res.Timing["java_version"], res.MaxLatenessMs, res.Timing["mean_lateness_ms"], overrun)
+		worst, what := 0.0, ""
+		for k, v := range delays {
+			if v > worst || what == "" {
+				worst, what = v, k
+			}
+		}
+		if worst <= maxLatenessMs {
+			t.Logf("java %s: lateness max %.1f ms (mean %s), service overrun max %.1f ms, canary stall max %.1f ms",
+				res.Timing["java_version"], res.MaxLatenessMs, res.Timing["mean_lateness_ms"],
+				delays["max_service_overrun_ms"], delays["max_hiccup_ms"])
 			return res
 		}
-		t.Logf("attempt %d: harness %.1f ms late, tasks overslept by %.1f ms (limit %d ms): rerunning",
-			i, res.MaxLatenessMs, overrun, maxLatenessMs)
+		t.Logf("attempt %d: %s %.1f ms > %d ms: rerunning", i, what, worst, maxLatenessMs)
 	}
 	t.Fatalf("the schedule slipped by more than %d ms in %d runs: machine too busy to judge", maxLatenessMs, runAttempts)
 	return nil

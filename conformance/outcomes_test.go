@@ -17,6 +17,8 @@ func TestTaskOutcomes(t *testing.T) {
 		return p
 	}
 	// Three tasks at 20 ms: 1 runs 20–320 on worker 1, 2 waits in the queue, 3 finds both full.
+	// Like every test here, decisive instants are scheduleMarginMs apart: a sample never
+	// comes within 100 ms of a submission or a task's end.
 	three := []Submit{{AtMs: 20, ID: 1, ServiceMs: 300}, {AtMs: 20, ID: 2, ServiceMs: 300}, {AtMs: 20, ID: 3, ServiceMs: 300}}
 	type want struct {
 		id      int
@@ -85,20 +87,21 @@ func TestTaskOutcomes(t *testing.T) {
 		},
 		{
 			name: "shutdownNow interrupts, drains, then rejects (R28, R36)",
-			script: Script{Pool: oneSlot(KindJDK, RejectAbort), EndMs: 400,
-				Submits:   append(append([]Submit{}, three...), Submit{AtMs: 250, ID: 4, ServiceMs: 100}),
-				Shutdowns: []Shutdown{{AtMs: 150, Now: true}}},
+			script: Script{Pool: oneSlot(KindJDK, RejectAbort), EndMs: 500,
+				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 600}, {AtMs: 20, ID: 2, ServiceMs: 600},
+					{AtMs: 20, ID: 3, ServiceMs: 600}, {AtMs: 400, ID: 4, ServiceMs: 100}},
+				Shutdowns: []Shutdown{{AtMs: 300, Now: true}}},
 			tasks: []want{
-				{1, OutcomePool, 1, 20}, // interrupted at 150
+				{1, OutcomePool, 1, 20}, // interrupted at 300
 				{2, OutcomeDrained, -1, math.NaN()},
 				{3, OutcomeRejected, -1, math.NaN()},
 				{4, OutcomeRejected, -1, math.NaN()}, // after shutdown: the handler again
 			},
-			sampleMs: 100, rejected: 1, queued: 1,
+			sampleMs: 150, rejected: 1, queued: 1,
 			extra: func(t *testing.T, res *Result) {
 				tk, _ := res.Task(1)
-				if !tk.Interrupted || math.Abs(tk.EndMs-150) > scheduleMarginMs {
-					t.Errorf("task 1: interrupted %v, ended %.1f ms; want interrupted at ≈ 150 ms", tk.Interrupted, tk.EndMs)
+				if !tk.Interrupted || math.Abs(tk.EndMs-300) > scheduleMarginMs {
+					t.Errorf("task 1: interrupted %v, ended %.1f ms; want interrupted at ≈ 300 ms", tk.Interrupted, tk.EndMs)
 				}
 				if len(res.Events) == 0 || res.Events[0].Kind != "shutdownNow" || res.Events[0].Detail != "drained=1" {
 					t.Errorf("events %+v, want shutdownNow with drained=1 first", res.Events)
@@ -107,13 +110,13 @@ func TestTaskOutcomes(t *testing.T) {
 		},
 		{
 			name: "a failing task's JDK worker is replaced at once (R14, R17, M5)",
-			script: Script{Pool: Pool{Kind: KindJDK, Core: 1, Max: 1, KeepAliveMs: 5000, Queue: QueueLinked}, EndMs: 500,
-				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 100, Fail: true}, {AtMs: 300, ID: 2, ServiceMs: 100}}},
+			script: Script{Pool: Pool{Kind: KindJDK, Core: 1, Max: 1, KeepAliveMs: 5000, Queue: QueueLinked}, EndMs: 600,
+				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 100, Fail: true}, {AtMs: 400, ID: 2, ServiceMs: 100}}},
 			tasks: []want{
 				{1, OutcomePool, 1, 20},
-				{2, OutcomePool, 2, 300},
+				{2, OutcomePool, 2, 400},
 			},
-			sampleMs: 200, rejected: 0, queued: 0,
+			sampleMs: 250, rejected: 0, queued: 0,
 			extra: func(t *testing.T, res *Result) {
 				tk, _ := res.Task(1)
 				if !tk.Failed {
@@ -125,20 +128,20 @@ func TestTaskOutcomes(t *testing.T) {
 				if c := res.Workers[1].CreatedMs; c < tk.EndMs || c > tk.EndMs+scheduleMarginMs {
 					t.Errorf("replacement created at %.1f ms, want right after task 1 ended (%.1f ms)", c, tk.EndMs)
 				}
-				if s := sampleAt(t, res, 200); s.PoolSize != 1 || s.IdleUntimed != 1 || s.Completed != 1 {
-					t.Errorf("at 200 ms: %+v, want one idle worker in take() and 1 completed (R13)", s)
+				if s := sampleAt(t, res, 250); s.PoolSize != 1 || s.IdleUntimed != 1 || s.Completed != 1 {
+					t.Errorf("at 250 ms: %+v, want one idle worker in take() and 1 completed (R13)", s)
 				}
 			},
 		},
 		{
 			name: "a failing Jetty job leaves its thread alive (R108)",
-			script: Script{Pool: Pool{Kind: KindJetty, Core: 1, Max: 1, KeepAliveMs: 5000}, EndMs: 500,
-				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 100, Fail: true}, {AtMs: 300, ID: 2, ServiceMs: 100}}},
+			script: Script{Pool: Pool{Kind: KindJetty, Core: 1, Max: 1, KeepAliveMs: 5000}, EndMs: 600,
+				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 100, Fail: true}, {AtMs: 400, ID: 2, ServiceMs: 100}}},
 			tasks: []want{
 				{1, OutcomePool, 1, 20},
-				{2, OutcomePool, 1, 300},
+				{2, OutcomePool, 1, 400},
 			},
-			sampleMs: 200, rejected: 0, queued: 0,
+			sampleMs: 250, rejected: 0, queued: 0,
 			extra: func(t *testing.T, res *Result) {
 				if len(res.Workers) != 1 || !res.Workers[0].Alive() {
 					t.Errorf("workers %+v, want the one thread alive", res.Workers)
@@ -147,16 +150,16 @@ func TestTaskOutcomes(t *testing.T) {
 		},
 		{
 			name: "Tomcat rejects only when its queue is full (R66)",
-			// Spaced 20 ms apart: task 1 goes through the queue to the prestarted worker (R65),
+			// Spaced 100 ms apart: task 1 goes through the queue to the prestarted worker (R65),
 			// which must have taken it before task 2 is offered.
 			script: Script{Pool: oneSlot(KindTomcat, RejectAbort), EndMs: 700,
-				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 300}, {AtMs: 40, ID: 2, ServiceMs: 300}, {AtMs: 60, ID: 3, ServiceMs: 300}}},
+				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 500}, {AtMs: 120, ID: 2, ServiceMs: 500}, {AtMs: 220, ID: 3, ServiceMs: 500}}},
 			tasks: []want{
 				{1, OutcomePool, 1, 20},
-				{2, OutcomePool, 1, 320},
+				{2, OutcomePool, 1, 520},
 				{3, OutcomeRejected, -1, math.NaN()}, // RejectPolicy threw, force() found the queue full
 			},
-			sampleMs: 150, rejected: 1, queued: 1,
+			sampleMs: 370, rejected: 1, queued: 1,
 		},
 		{
 			// R64: submittedCount rises on entry to execute and falls in afterExecute, or when
@@ -165,19 +168,22 @@ func TestTaskOutcomes(t *testing.T) {
 			// TaskQueue.offer (R67) then sees one more task than is really there.
 			name: "Tomcat caller-runs leaves submittedCount one too high (R64)",
 			script: Script{Pool: Pool{Kind: KindTomcat, Core: 1, Max: 2, KeepAliveMs: 5000, Capacity: 1, Rejection: RejectCallerRuns},
-				EndMs: 600, Samples: Samples{AtMs: []int64{500}},
-				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 200}, {AtMs: 40, ID: 2, ServiceMs: 200},
-					{AtMs: 60, ID: 3, ServiceMs: 200}, {AtMs: 80, ID: 4, ServiceMs: 200}}},
+				EndMs: 1800, Samples: Samples{AtMs: []int64{1750}},
+				Submits: []Submit{{AtMs: 20, ID: 1, ServiceMs: 800}, {AtMs: 220, ID: 2, ServiceMs: 800},
+					{AtMs: 420, ID: 3, ServiceMs: 800}, {AtMs: 620, ID: 4, ServiceMs: 800}}},
 			tasks: []want{
-				{1, OutcomePool, 1, 20},   // the prestarted worker
-				{2, OutcomePool, 2, 40},   // S 2 > P 1 < max: a new thread (R67 step 4)
-				{3, OutcomePool, 1, 220},  // P = max: queued
-				{4, OutcomeCaller, 0, 80}, // queue full at max: the handler runs it
+				{1, OutcomePool, 1, 20},    // the prestarted worker
+				{2, OutcomePool, 2, 220},   // S 2 > P 1 < max: a new thread (R67 step 4)
+				{3, OutcomePool, 1, 820},   // P = max: queued until task 1 ends
+				{4, OutcomeCaller, 0, 620}, // queue full at max: the handler runs it
 			},
-			sampleMs: 150, rejected: 1, queued: 1,
+			sampleMs: 720, rejected: 1, queued: 1,
 			extra: func(t *testing.T, res *Result) {
-				if s := sampleAt(t, res, 500); s.Busy != 0 || s.QueueLen != 0 || s.SubmittedCount != 1 {
-					t.Errorf("at 500 ms, all done: busy %d queue %d submittedCount %d, want 0 0 1 (the leak)",
+				if s := sampleAt(t, res, 720); s.SubmittedCount != 4 {
+					t.Errorf("at 720 ms: submittedCount %d, want 4 (3 in the pool, 1 absorbed)", s.SubmittedCount)
+				}
+				if s := sampleAt(t, res, 1750); s.Busy != 0 || s.QueueLen != 0 || s.SubmittedCount != 1 {
+					t.Errorf("at 1750 ms, all done: busy %d queue %d submittedCount %d, want 0 0 1 (the leak)",
 						s.Busy, s.QueueLen, s.SubmittedCount)
 				}
 			},

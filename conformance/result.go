@@ -102,8 +102,10 @@ type Result struct {
 	// Timing holds every timing line by key: max_lateness_ms, mean_lateness_ms,
 	// max_submit_lateness_ms, max_event_lateness_ms, max_sample_lateness_ms, end_lateness_ms,
 	// max_submit_delay_ms, max_sample_cost_ms, max_service_overrun_ms (how much longer than
-	// serviceMs a task slept), idle_state_call_mismatches, gc_count, gc_ms, warmup_ms,
-	// java_version, vm.
+	// serviceMs a task slept), max_hiccup_ms and hiccups_over_10ms (the stalls of a canary
+	// thread that sleeps 5 ms again and again: what any thread, the pool's included, may have
+	// suffered), max_thread_start_ms (from the thread factory call to the thread running),
+	// idle_state_call_mismatches, gc_count, gc_ms, warmup_ms, java_version, vm.
 	Timing map[string]string
 	// Warnings are anomalies the harness noticed (an unexpected exception, …).
 	Warnings []string

@@ -21,10 +21,12 @@ import java.util.concurrent.locks.LockSupport;
  * Runs one script against a real pool and prints what happened as CSV sections on stdout.
  *
  * <pre>
- * java poolsim.conformance.Harness [--name NAME] [--check] FILE|-
+ * java poolsim.conformance.Harness [--name NAME] [--check | --check-many] FILE|-
  * </pre>
  *
- * With --check it only parses and validates the script.
+ * With --check it only parses and validates the script. With --check-many the input holds
+ * several scripts separated by lines "%%", and for each it prints one line on stdout: "ok", or
+ * "error " and the error line; the exit status is then 0.
  *
  * Exit status: 0 done; 2 bad script or usage (one line on stderr, FILE:LINE:COL: KEY: msg
  * (allowed)); 1 a failure of the harness itself.
@@ -51,11 +53,14 @@ public final class Harness {
         String name = null;
         String path = null;
         boolean check = false;
+        boolean checkMany = false;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--name") && i + 1 < args.length) {
                 name = args[++i];
             } else if (args[i].equals("--check")) {
                 check = true;
+            } else if (args[i].equals("--check-many")) {
+                checkMany = true;
             } else if (path == null && !args[i].startsWith("--")) {
                 path = args[i];
             } else {
@@ -76,6 +81,10 @@ public final class Harness {
         } catch (IOException | java.io.UncheckedIOException x) {
             System.err.println(name + ": cannot read script: " + x.getMessage());
             System.exit(2);
+            return;
+        }
+        if (checkMany) {
+            System.exit(checkMany(name, lines));
             return;
         }
         Script script;
@@ -101,8 +110,30 @@ public final class Harness {
         System.exit(rc);
     }
 
+    /** Validates each "%%"-separated script; line numbers count from each script's first line. */
+    private static int checkMany(String name, List<String> lines) {
+        List<String> one = new ArrayList<>();
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i <= lines.size(); i++) {
+            if (i < lines.size() && !lines.get(i).equals("%%")) {
+                one.add(lines.get(i));
+                continue;
+            }
+            try {
+                Script.parse(name, one);
+                out.append("ok\n");
+            } catch (Script.Error e) {
+                out.append("error ").append(e.format().replace('\n', ' ')).append('\n');
+            }
+            one.clear();
+        }
+        System.out.print(out);
+        System.out.flush();
+        return 0;
+    }
+
     private static void usage(String msg) {
-        System.err.println("harness: " + msg + " (usage: java poolsim.conformance.Harness [--name NAME] [--check] FILE|-)");
+        System.err.println("harness: " + msg + " (usage: java poolsim.conformance.Harness [--name NAME] [--check | --check-many] FILE|-)");
         System.exit(2);
     }
 
@@ -181,6 +212,9 @@ public final class Harness {
             th.setDaemon(true);
             th.start();
         }
+        Thread canary = new Thread(this::canaryLoop, "harness-canary");
+        canary.setDaemon(true);
+        canary.start();
         Thread.sleep(5); // let them reach the latch
 
         t0 = System.nanoTime();
@@ -307,6 +341,15 @@ public final class Harness {
         out.println("timing,max_submit_delay_ms," + ms(maxSubmitDelay));
         out.println("timing,max_sample_cost_ms," + ms(maxSampleCost));
         out.println("timing,max_service_overrun_ms," + ms(maxOverrun));
+        out.println("timing,max_hiccup_ms," + ms(maxHiccup));
+        out.println("timing,hiccups_over_10ms," + hiccupsOver10ms);
+        long maxStart = 0;
+        for (Recorder.WorkerRec w : rec.workers) {
+            if (w.runNanos != 0) {
+                maxStart = Math.max(maxStart, w.runNanos - w.createdNanos);
+            }
+        }
+        out.println("timing,max_thread_start_ms," + ms(maxStart));
         out.println("timing,idle_state_call_mismatches," + mismatches);
         out.println("timing,gc_count," + (gc1[0] - gc0[0]));
         out.println("timing,gc_ms," + (gc1[1] - gc0[1]));
@@ -347,6 +390,29 @@ public final class Harness {
             return true;
         } catch (InterruptedException x) {
             return false;
+        }
+    }
+
+    private static final long CANARY_PERIOD = 5 * MS;
+    private volatile long maxHiccup;
+    private volatile int hiccupsOver10ms;
+
+    /**
+     * Measures how long any thread may be kept from running: sleeps 5 ms again and again and
+     * records the largest oversleep (the idea of jHiccup). Pool threads suffer the same delays
+     * when they wake or start, which the harness's own lateness does not show.
+     */
+    private void canaryLoop() {
+        while (!ended) {
+            long before = System.nanoTime();
+            LockSupport.parkNanos(CANARY_PERIOD);
+            long over = System.nanoTime() - before - CANARY_PERIOD;
+            if (over > maxHiccup) {
+                maxHiccup = over;
+            }
+            if (over > 10 * MS) {
+                hiccupsOver10ms++;
+            }
         }
     }
 
@@ -508,13 +574,17 @@ public final class Harness {
             Pools.Pool p = Pools.create(w, r);
             long start = System.nanoTime();
             for (int i = 0; i < 6; i++) {
-                Task t = new Task(-1 - i, 2, i % 3, false, r);
+                // Task 0 fails (the abrupt-exit path, R14/R17, or Jetty's catch, R108); task 5
+                // is still sleeping when the pool is closed (the interrupted path, R28).
+                Task t = new Task(-1 - i, i == 5 ? 30 : 2, i % 3, i == 0, r);
                 t.submitNanos = System.nanoTime();
                 try {
                     p.execute(t);
                 } catch (RejectedExecutionException x) {
                     t.rejected = true;
                     p.onExecuteRejected();
+                } catch (Task.ScriptedFailure x) {
+                    // run by the caller
                 }
             }
             sleepUntil(start + MS);

@@ -34,6 +34,7 @@ final class Recorder {
         final int index;
         final Thread thread;
         final long createdNanos;
+        volatile long runNanos; // when the thread began to run; 0 before
         volatile long exitNanos; // 0 while the thread runs
 
         WorkerRec(int index, Thread thread, long createdNanos) {
@@ -64,6 +65,7 @@ final class Recorder {
             WorkerRec[] holder = new WorkerRec[1];
             Runnable wrapped = () -> {
                 WorkerRec w = holder[0];
+                w.runNanos = System.nanoTime();
                 CURRENT.set(w);
                 try {
                     r.run();
