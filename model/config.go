@@ -107,6 +107,30 @@ func (h HandOff) String() string {
 	return "FIFO"
 }
 
+// HandOffMode chooses the hand-off order of a configuration.
+type HandOffMode uint8
+
+const (
+	// NaturalHandOff is the queue kind's own order.
+	NaturalHandOff HandOffMode = iota
+	// ForceFIFO hands tasks to the longest-waiting worker.
+	ForceFIFO
+	// ForceLIFO hands tasks to the most recently parked worker.
+	ForceLIFO
+)
+
+// HandOff returns the configuration's hand-off order: the queue's natural
+// one unless overridden.
+func (c Config) HandOff() HandOff {
+	switch c.HandOffOverride {
+	case ForceFIFO:
+		return FIFO
+	case ForceLIFO:
+		return LIFO
+	}
+	return c.Queue.HandOff(c.Fair)
+}
+
 // HandOff returns the order in which a queue of this kind hands tasks to
 // parked workers: LIFO only for a non-fair SynchronousQueue (R50); FIFO for
 // every lock-and-condition queue whatever its fairness (R47, R48, R53).
@@ -166,6 +190,12 @@ type Config struct {
 	QueueCapacity int  // Unbounded for an unbounded queue; ignored for Synchronous
 	Fair          bool // SynchronousQueue / ArrayBlockingQueue fairness
 	Rejection     Policy
+	// HandOffOverride replaces the queue's natural hand-off order (see
+	// QueueKind.HandOff) for what-if experiments: a queue whose waiters
+	// form a stack (LIFO) or a queue (FIFO). No stock JDK or Tomcat queue
+	// offers this except the non-fair/fair SynchronousQueue; it models a
+	// custom queue. Zero keeps the natural order.
+	HandOffOverride HandOffMode
 	// ThreadLimit models the operating system refusing more threads
 	// (OutOfMemoryError: unable to create native thread, R11): addWorker
 	// fails once this many workers are alive. 0 means no limit.

@@ -70,7 +70,7 @@ func New(now time.Duration, cfg Config, obs Observer) (*Pool, error) {
 	}
 	p := &Pool{
 		cfg:     cfg,
-		handOff: cfg.Queue.HandOff(cfg.Fair),
+		handOff: cfg.HandOff(),
 		obs:     obs,
 		now:     now,
 		store:   newStore(cfg.Queue, cfg.QueueCapacity),
@@ -528,6 +528,9 @@ func (p *Pool) setState(w *Worker, s State) {
 		p.counts[s]++
 	}
 	w.state, w.since = s, p.now
+	if (s == IdleTimed || s == IdleUntimed) && from != IdleTimed && from != IdleUntimed {
+		w.idleSince = p.now
+	}
 	if from != s {
 		p.obs.WorkerChanged(p.now, w, from, s)
 	}

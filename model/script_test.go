@@ -22,6 +22,7 @@ import (
 //
 //	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
 //	    [fair] [rejection=POLICY] [flavor=jdk|tomcat] [acto] [prestart] [limit=N]
+//	    [handoff=fifo|lifo]
 //	execute id=N service=D [fails] [priority=N]   (at the current time)
 //	advance D | advance to=T   fire completions and keepAlive timers in
 //	                           (time, completions-before-timers, arming order)
@@ -202,6 +203,12 @@ func (e *scriptEnv) do(cmd string) string {
 		}
 		if args["flavor"] == "tomcat" {
 			cfg.Flavor = Tomcat
+		}
+		switch args["handoff"] {
+		case "lifo":
+			cfg.HandOffOverride = ForceLIFO
+		case "fifo":
+			cfg.HandOffOverride = ForceFIFO
 		}
 		if l, ok := args["limit"]; ok {
 			cfg.ThreadLimit = e.atoi(l)

@@ -57,8 +57,9 @@ type Worker struct {
 	Created   time.Duration // when addWorker started it
 	Completed int64         // tasks it finished, thrown ones included (R13)
 
-	state State
-	since time.Duration // when it entered its current state
+	state     State
+	since     time.Duration // when it entered its current state
+	idleSince time.Duration // when it last became idle (its current idle gap began)
 
 	task    Task // current task while Running
 	hasTask bool
@@ -90,6 +91,10 @@ func (w *Worker) State() State { return w.state }
 
 // Since returns when the worker entered its current state.
 func (w *Worker) Since() time.Duration { return w.since }
+
+// IdleSince returns when the worker last became idle: the start of its
+// current idle gap, across a switch from poll(keepAlive) to take().
+func (w *Worker) IdleSince() time.Duration { return w.idleSince }
 
 // Task returns the task the worker is running, if any.
 func (w *Worker) Task() (Task, bool) { return w.task, w.hasTask }

@@ -293,6 +293,16 @@ func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) e
 				}},
 				{"capacity", func(n *yaml.Node, p string) (err error) { pn.capacity = n; c.QueueCapacity, err = d.size(n, p); return }},
 				{"fair", func(n *yaml.Node, p string) (err error) { pn.fair = n; c.Fair, err = d.boolean(n, p); return }},
+				{"handOff", func(n *yaml.Node, p string) error {
+					s, err := d.enum(n, p, []string{"natural", "fifo", "lifo"})
+					switch s {
+					case "fifo":
+						c.HandOffOverride = model.ForceFIFO
+					case "lifo":
+						c.HandOffOverride = model.ForceLIFO
+					}
+					return err
+				}},
 			})
 		}},
 		{"rejection", func(n *yaml.Node, p string) error {

@@ -151,7 +151,7 @@ func Describe(c model.Config) string {
 	if c.Prestart || c.Flavor == model.Tomcat {
 		b.WriteString(", prestart")
 	}
-	fmt.Fprintf(&b, ", hand-off %v", c.Queue.HandOff(c.Fair))
+	fmt.Fprintf(&b, ", hand-off %v", c.HandOff())
 	return b.String()
 }
 

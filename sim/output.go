@@ -140,6 +140,14 @@ type Summary struct {
 	ThreadsCreated int64 `json:"threads_created"`
 	ThreadsExited  int64 `json:"threads_exited"`
 
+	// Steady-state load and idle gaps (explain uses them).
+	ArrivalRate Stat  `json:"arrival_rate_per_s"`
+	ServiceMean Stat  `json:"service_mean_s"`
+	IdleGapMean Stat  `json:"idle_gap_mean_s"`
+	IdleGapMax  Stat  `json:"idle_gap_max_s"`
+	IdleGaps    int64 `json:"idle_gaps"`
+	IdleExits   int64 `json:"idle_exits"`
+
 	Aborted              int64 `json:"aborted"`
 	DiscardedByPolicy    int64 `json:"discarded_by_policy"`
 	DiscardedOldest      int64 `json:"discarded_oldest"`
@@ -268,6 +276,15 @@ func (r *runner) result() *Result {
 		Warmup:   r.sc.Warmup.Seconds(),
 		Complete: !r.stopped,
 	}
+	s.ArrivalRate = Stat(math.NaN())
+	if span > 0 {
+		s.ArrivalRate = Stat(float64(rec.nSubmitSteady) / (span / 1e9))
+	}
+	s.ServiceMean = avg(rec.serviceSum, rec.nWait)
+	s.IdleGapMean = avg(rec.gapSum, rec.nGap)
+	s.IdleGapMax = maxOf(rec.gapMax, rec.nGap)
+	s.IdleGaps = rec.nGap
+	s.IdleExits = rec.nIdleExit
 	if pm := float64(s.PoolSizeMean); pm > 0 {
 		s.Utilization = Stat(float64(s.BusyMean) / pm)
 	} else {

@@ -36,21 +36,27 @@ type recorder struct {
 
 	// Steady state (from warmup on).
 	lastT                                                 time.Duration
-	areaPool, areaBusy, areaTimed, areaUntimed, areaQueue float64
+	areaPool, areaBusy, areaTimed, areaUntimed, areaQueue float64 // count × nanoseconds
 	poolSizeMax, queueLenMax                              int
 	wait, response                                        *hdr.Histogram
-	waitSum, responseSum                                  float64
+	waitSum, responseSum                                  float64 // nanoseconds
 	waitMax, responseMax                                  time.Duration
 	nWait, nResponse                                      int64
-	submitDelaySum                                        float64
+	submitDelaySum                                        float64 // nanoseconds
 	submitDelayMax                                        time.Duration
 	nSubmitSteady                                         int64
 	callerBusy                                            time.Duration // time the submitter spent running rejected tasks
-	firstThreadFailure, firstRejection                    time.Duration
-	haveThreadFailure, haveRejection                      bool
-	shutdownAt, terminatedAt                              time.Duration
-	haveShutdown, haveTerminated                          bool
-	runState                                              model.RunState
+	// Idle gaps: from a worker becoming idle to its next task, or to its
+	// exit while idle (a keepAlive expiry, a shrink or a shutdown).
+	nGap, nIdleExit                    int64
+	gapSum                             float64 // nanoseconds
+	gapMax                             time.Duration
+	serviceSum                         float64 // nanoseconds, of tasks started in the steady state
+	firstThreadFailure, firstRejection time.Duration
+	haveThreadFailure, haveRejection   bool
+	shutdownAt, terminatedAt           time.Duration
+	haveShutdown, haveTerminated       bool
+	runState                           model.RunState
 
 	// The current timeline interval.
 	ivWait, ivResponse intervalHist
@@ -130,6 +136,19 @@ func (r *recorder) checkConservation(p *model.Pool) {
 
 func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to model.State) {
 	rec := r.rec
+	if (from == model.IdleTimed || from == model.IdleUntimed) && rec.steady(now) {
+		switch to {
+		case model.Running:
+			gap := now - w.IdleSince()
+			rec.nGap++
+			rec.gapSum += float64(gap)
+			if gap > rec.gapMax {
+				rec.gapMax = gap
+			}
+		case model.Exited:
+			rec.nIdleExit++
+		}
+	}
 	switch from {
 	case model.Starting:
 		rec.threadsCreated++
@@ -160,6 +179,7 @@ func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) 
 	r.rec.ivWait.record(wait)
 	if r.rec.steady(now) {
 		rec := r.rec
+		rec.serviceSum += float64(t.Service)
 		rec.nWait++
 		rec.waitSum += float64(wait) // nanoseconds
 		if wait > rec.waitMax {

@@ -28,6 +28,15 @@ type Options struct {
 	Observe func(now time.Duration, p *model.Pool)
 	// Workload overrides the scenario's workload source (tests, importers).
 	Workload workloads.Source
+	// OnSample, if set, receives every timeline sample as it is taken.
+	OnSample func(Sample)
+}
+
+// Sample is the pool's state at a timeline sample (a row of timeline.csv).
+type Sample struct {
+	T                                             time.Duration
+	PoolSize, Busy, IdleTimed, IdleUntimed, Queue int
+	Submitted, Completed, Rejected                int64
 }
 
 // ctxCheckEvery is how many events pass between checks for cancellation.
@@ -340,6 +349,11 @@ func (r *runner) runtimeEvent(ev scenarios.Event) error {
 
 func (r *runner) sample() error {
 	r.samples++
+	if r.opt.OnSample != nil {
+		rec := r.rec
+		r.opt.OnSample(Sample{T: r.now, PoolSize: rec.poolSize, Busy: rec.busy, IdleTimed: rec.idleTimed,
+			IdleUntimed: rec.idleUntimed, Queue: rec.queueLen, Submitted: rec.submitted, Completed: rec.completed, Rejected: rec.rejected})
+	}
 	if r.tl == nil {
 		r.rec.resetInterval()
 		return nil
