@@ -459,6 +459,13 @@ func checkPool(file string, el *xmlElem, p *Pool, coreKey, maxKey, keepKey, queu
 		}
 		return el.line, el.col
 	}
+	// def marks a value that is the documented default, not written.
+	def := func(k string) string {
+		if _, ok := el.attr(k); ok {
+			return ""
+		}
+		return " (the default)"
+	}
 	switch {
 	case p.VirtualThreads:
 		return nil
@@ -470,7 +477,7 @@ func checkPool(file string, el *xmlElem, p *Pool, coreKey, maxKey, keepKey, queu
 		return inputerr.New(file, l, c, coreKey, fmt.Sprintf("%d < 0: the pool constructor throws IllegalArgumentException (R2) and %s", p.Core, consequence), ">= 0")
 	case p.Core > p.Max:
 		l, c := at(coreKey)
-		return inputerr.New(file, l, c, coreKey, fmt.Sprintf("%d > %s %d: the pool constructor throws IllegalArgumentException (R2) and %s", p.Core, maxKey, p.Max, consequence), "<= "+maxKey)
+		return inputerr.New(file, l, c, coreKey, fmt.Sprintf("%d%s > %s %d%s: the pool constructor throws IllegalArgumentException (R2) and %s", p.Core, def(coreKey), maxKey, p.Max, def(maxKey), consequence), "<= "+maxKey)
 	case p.KeepAlive < 0:
 		l, c := at(keepKey)
 		return inputerr.New(file, l, c, keepKey, fmt.Sprintf("negative: the pool constructor throws IllegalArgumentException (R2) and %s", consequence), ">= 0")

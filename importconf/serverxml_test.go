@@ -329,6 +329,8 @@ func TestServerXMLErrors(t *testing.T) {
 		{"max zero", string(serverXML("", `<Connector port="8080" maxThreads="0"/>`)), 4, "maxThreads", "IllegalArgumentException"},
 		// Executor: core above max is an IAE (no min() as for connectors).
 		{"executor core above max", string(serverXML("", `<Executor name="e" minSpareThreads="300"/>`)), 4, "minSpareThreads", "IllegalArgumentException"},
+		// maxThreads below the default minSpareThreads 25: StandardThreadExecutor fails to start.
+		{"executor max below default core", string(serverXML("", `<Executor name="e" maxThreads="10"/>`)), 4, "minSpareThreads", "25 (the default) > maxThreads 10"},
 		// Negative idle time.
 		{"negative idle", string(serverXML("", `<Executor name="e" maxIdleTime="-1"/>`)), 4, "maxIdleTime", "negative"},
 		// LinkedBlockingQueue(0) throws.
