@@ -466,6 +466,11 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 			return d.errAt(n, join(path, "service"), "missing", "a service law, e.g. {dist: exponential, mean: 50ms}")
 		}
 		w.Phases = []workloads.Phase{top}
+		sc.WorkloadForm = "single"
+	case phasesNode != nil:
+		sc.WorkloadForm = "phases"
+	case traceNode != nil:
+		sc.WorkloadForm = "trace"
 	}
 	return nil
 }

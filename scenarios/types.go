@@ -19,6 +19,10 @@ type Scenario struct {
 	Sample      time.Duration // timeline resolution
 	Pool        Pool
 	Workload    workloads.Spec
+	// WorkloadForm is how the file wrote the workload: "single" (arrivals
+	// and service at the top), "phases" or "trace"; what-ifs use it to
+	// address keys with --set.
+	WorkloadForm string
 	Events      []Event
 	Snapshots   []time.Duration
 	Limits      Limits

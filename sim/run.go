@@ -37,6 +37,9 @@ type Sample struct {
 	T                                             time.Duration
 	PoolSize, Busy, IdleTimed, IdleUntimed, Queue int
 	Submitted, Completed, Rejected                int64
+	// WaitP99 is the 99th percentile wait of the tasks that started in the
+	// interval ending at T, in seconds (NaN when none did).
+	WaitP99 float64
 }
 
 // ctxCheckEvery is how many events pass between checks for cancellation.
@@ -352,7 +355,8 @@ func (r *runner) sample() error {
 	if r.opt.OnSample != nil {
 		rec := r.rec
 		r.opt.OnSample(Sample{T: r.now, PoolSize: rec.poolSize, Busy: rec.busy, IdleTimed: rec.idleTimed,
-			IdleUntimed: rec.idleUntimed, Queue: rec.queueLen, Submitted: rec.submitted, Completed: rec.completed, Rejected: rec.rejected})
+			IdleUntimed: rec.idleUntimed, Queue: rec.queueLen, Submitted: rec.submitted, Completed: rec.completed, Rejected: rec.rejected,
+			WaitP99: rec.ivWait.quantile(0.99)})
 	}
 	if r.tl == nil {
 		r.rec.resetInterval()

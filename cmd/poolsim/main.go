@@ -116,6 +116,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(),
+			explainCommand(),
 			reportCommand(),
 			jstackCommand(),
 			presetsCommand(),

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsim/poolsim/explain"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+)
+
+func explainCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "explain in plain words why the pool looks the way it does, with what-ifs",
+		ArgsUsage: "SCENARIO",
+		Description: `Runs the scenario and explains its steady state: the pool size and its spread, how many
+workers are TIMED_WAITING vs WAITING and why, which idle worker receives the next task and the
+equilibrium that implies (compared with the simulated figure), how the pool grew, why tasks were
+rejected; then re-simulates the what-ifs that matter for this configuration (a shorter keepAlive, a
+lower max, a LIFO hand-off, less traffic, a bounded queue, ...) on the same traffic.`,
+		Flags: []cli.Flag{
+			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.keepAlive=30s (repeatable)"},
+			&cli.BoolFlag{Name: "no-what-ifs", Usage: "skip the what-ifs (faster)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return &usageError{"explain takes exactly one scenario file (usage: poolsim explain SCENARIO [--set K=V]... [--seed N])"}
+			}
+			sc, err := loadScenario(c.Args().First(), c.StringSlice("set"), c)
+			if err != nil {
+				return err
+			}
+			e, err := explain.Explain(c.Context, sc, explain.Options{NoWhatIfs: c.Bool("no-what-ifs")})
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(c.App.Writer, e.Text())
+			return nil
+		},
+	}
+}
+
+// explainText is the explanation shown in reports. An explanation that
+// fails is left out of the page, with the reason in its place.
+func explainText(c *cli.Context, sc *scenarios.Scenario, _ *sim.Result) string {
+	e, err := explain.Explain(c.Context, sc, explain.Options{})
+	if err != nil {
+		return "(no explanation: " + err.Error() + ")"
+	}
+	return e.Text()
+}

@@ -1,0 +1,153 @@
+package explain
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/poolsim/poolsim/scenarios"
+)
+
+// TestPlateauPeriodic: the largest FIFO pool periodic arrivals keep alive,
+// N = ⌈λ(K+S)⌉ − 1 (R78), including the spec's measured case.
+func TestPlateauPeriodic(t *testing.T) {
+	tests := []struct {
+		lambda float64
+		k, s   time.Duration
+		want   int
+	}{
+		{4, 3 * time.Second, 5 * time.Millisecond, 12},   // spec §11 experiment 1: measured 12 on JDK LBQ, fair SQ, Tomcat
+		{2, 60 * time.Second, 5 * time.Millisecond, 120}, // the seed incident's 2/s, 60 s
+		{2, 60 * time.Second, 0, 119},                    // exactly λK = 120: N/λ must be < K, so 119
+		{0.5, 10 * time.Second, time.Second, 5},          // ⌈5.5⌉ − 1
+		{0, time.Minute, time.Millisecond, 0},            // no traffic: nothing survives
+	}
+	for _, tt := range tests {
+		if got := PlateauPeriodic(tt.lambda, tt.k, tt.s); got != tt.want {
+			t.Errorf("PlateauPeriodic(%v, %v, %v) = %d, want %d", tt.lambda, tt.k, tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestPoissonDeathRate checks λ·P(Poisson(λK) ≤ n−1) against the series.
+func TestPoissonDeathRate(t *testing.T) {
+	lambda, k, n := 2.0, 60*time.Second, 100
+	mu := lambda * k.Seconds()
+	var p, term float64 = 0, math.Exp(-mu)
+	for i := 0; i < n; i++ {
+		p += term
+		term *= mu / float64(i+1)
+	}
+	if got := PoissonDeathRate(lambda, k, n); math.Abs(got-lambda*p) > 1e-12 {
+		t.Errorf("got %v, want %v", got, lambda*p)
+	}
+	if PoissonDeathRate(lambda, k, 0) != 0 {
+		t.Error("an empty pool cannot lose workers")
+	}
+}
+
+func explainYAML(t *testing.T, y string) *Explanation {
+	t.Helper()
+	sc, err := scenarios.Parse([]byte(y), "e.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Explain(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func whatIf(e *Explanation, prefix string) *WhatIf {
+	for i := range e.WhatIfs {
+		if strings.HasPrefix(e.WhatIfs[i].Name, prefix) {
+			return &e.WhatIfs[i]
+		}
+	}
+	return nil
+}
+
+// TestExplainTomcatPlateau: the seed incident scaled down (keepAlive 6 s,
+// 2/s periodic after a burst). The explanation must give the simulated
+// plateau and the formula's value, say why the workers are TIMED_WAITING,
+// and its what-ifs must move the pool the way R79 says.
+func TestExplainTomcatPlateau(t *testing.T) {
+	e := explainYAML(t, `
+name: mini-121
+duration: 10m
+warmup: 5m
+sample: 1s
+pool: {preset: tomcat, core: 2, max: 100, keepAlive: 6s}
+workload:
+  phases:
+    - {duration: 1m, arrivals: {process: poisson, rate: 400}, service: {dist: constant, value: 100ms}}
+    - {arrivals: {process: constant, rate: 2}, service: {dist: constant, value: 5ms}}
+`)
+	text := e.Text()
+	// ⌈2 × 6.005⌉ − 1 = 12 workers; the simulation must hold exactly that.
+	if got := e.Steady.Mean; math.Abs(got-12) > 0.05 {
+		t.Errorf("steady pool %v, want the periodic plateau 12", got)
+	}
+	for _, want := range []string{"= 12 workers", "Why TIMED_WAITING", "FIFO", "R78", "TaskQueue refuses"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, text)
+		}
+	}
+	base := e.Base.PoolMean
+	for _, c := range []struct {
+		name string
+		less bool
+	}{
+		{"keepAlive", true}, // a sixth of the keepAlive: about a sixth of the plateau
+		{"LIFO", true},      // falls to what is needed (core)
+		{"half the", true},  // half the rate: half the plateau
+	} {
+		w := whatIf(e, c.name)
+		if w == nil {
+			t.Fatalf("no %q what-if in\n%s", c.name, text)
+		}
+		if w.Error != "" || !(w.Alt.PoolMean < base*0.75) {
+			t.Errorf("%s: pool %v (base %v), want clearly smaller; err %q", w.Name, w.Alt.PoolMean, base, w.Error)
+		}
+	}
+	if w := whatIf(e, "LIFO"); w != nil && w.Alt.PoolMean > 2.5 {
+		t.Errorf("LIFO hand-off keeps %v workers, want about core (2)", w.Alt.PoolMean)
+	}
+}
+
+// TestExplainNeverGrows: an unbounded queue never lets the pool pass core
+// (R7); the explanation says so and proposes a bounded queue, which grows it.
+func TestExplainNeverGrows(t *testing.T) {
+	e := explainYAML(t, `
+duration: 30m
+warmup: 2m
+pool: {core: 4, max: 32, keepAlive: 30s}
+workload: {arrivals: {process: poisson, rate: 45}, service: {dist: exponential, mean: 80ms}}
+`)
+	if !strings.Contains(e.Text(), "never grows past core") {
+		t.Errorf("no R7 finding:\n%s", e.Text())
+	}
+	w := whatIf(e, "bounded queue")
+	if w == nil || !(w.Alt.PoolMean > e.Base.PoolMean) {
+		t.Errorf("a bounded queue should grow the pool past core: %+v", w)
+	}
+}
+
+// TestExplainRejections: rejections are explained with the policy.
+func TestExplainRejections(t *testing.T) {
+	e := explainYAML(t, `
+duration: 10m
+pool: {core: 2, max: 4, keepAlive: 10s, queue: {type: array, capacity: 4}, rejection: discard}
+workload: {arrivals: {process: poisson, rate: 60}, service: {dist: exponential, mean: 100ms}}
+`)
+	text := e.Text()
+	if !strings.Contains(text, "Why tasks were rejected") || !strings.Contains(text, "dropped silently") {
+		t.Errorf("no rejection finding:\n%s", text)
+	}
+	if w := whatIf(e, "max 4 → 8"); w == nil || !(w.Alt.Rejected < e.Base.Rejected) {
+		t.Errorf("doubling max should reject less: %+v", w)
+	}
+}

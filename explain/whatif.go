@@ -1,0 +1,227 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+)
+
+// whatIfs chooses the configuration changes that matter for this pool.
+func (e *Explanation) whatIfs() []WhatIf {
+	sc, s, st := e.Scenario, e.Result.Summary, e.Steady
+	c := sc.Pool.Config
+	var out []WhatIf
+	add := func(name, why string, sets ...string) { out = append(out, WhatIf{Name: name, Why: why, Sets: sets}) }
+	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
+	idle := st.IdleTimed + st.Untimed
+
+	fifo := c.HandOff() == model.FIFO
+	plateau := c.KeepAlive > 0 && st.Mean > float64(c.Core)+1 && idle > 1
+	if plateau {
+		if k := shorterKeepAlive(c.KeepAlive); k > 0 {
+			add(fmt.Sprintf("keepAlive %v → %v", c.KeepAlive, k),
+				"idle workers die sooner; with a FIFO hand-off the plateau scales with keepAlive (R79)",
+				"pool.keepAlive="+k.String())
+		}
+		if fifo {
+			add("LIFO hand-off (a custom queue)",
+				"the most recently idle worker gets each task, so the others expire and the pool follows the concurrency actually needed (R55, R79); stock JDK and Tomcat queues cannot do this",
+				"pool.queue.handOff=lifo")
+		}
+		// A lower max caps the pool (R79), but only matters below the
+		// plateau; if the peak needed more threads, peak requests queue.
+		if m := int(math.Round(st.Mean / 2)); m >= max(c.Core, 1) && m < c.Max {
+			why := "caps the pool at that value (R79)"
+			if float64(m) < e.Base.PeakBusy {
+				why += fmt.Sprintf("; but the peak kept up to %s workers busy, so peak requests would queue (see the peak wait p99)", f0(e.Base.PeakBusy))
+			}
+			add(fmt.Sprintf("max %s → %d", sizeText(c.Max), m), why, fmt.Sprintf("pool.max=%d", m))
+		}
+		if key := e.rateKey(); key != "" && lambda > 0 {
+			add("half the steady traffic", "fewer background requests (health checks, probes): the plateau scales with the rate (R79)",
+				fmt.Sprintf("%s=%s", key, trim(fmt.Sprintf("%.6f", e.steadyRate()/2))))
+		}
+	}
+	unboundedQueue := c.Queue != model.Synchronous && c.QueueCapacity == model.Unbounded
+	if unboundedQueue && c.Max > c.Core && s.QueueLenMax > 0 && c.Flavor == model.JDK {
+		capacity := max(2*c.Core, 10)
+		add(fmt.Sprintf("bounded queue of %d", capacity),
+			"a full bounded queue makes execute add threads up to max (R6); beyond that, tasks are rejected",
+			fmt.Sprintf("pool.queue.capacity=%d", capacity))
+	}
+	if s.Rejected > 0 {
+		if c.Queue != model.Synchronous && c.QueueCapacity != model.Unbounded {
+			add(fmt.Sprintf("queue capacity %d → %d", c.QueueCapacity, 2*c.QueueCapacity), "more room before rejecting, at the cost of waiting",
+				fmt.Sprintf("pool.queue.capacity=%d", 2*c.QueueCapacity))
+		}
+		if c.Max != model.Unbounded && c.Max < model.Unbounded/2 {
+			add(fmt.Sprintf("max %d → %d", c.Max, 2*c.Max), "more threads before rejecting", fmt.Sprintf("pool.max=%d", 2*c.Max))
+		}
+		if c.Rejection != model.CallerRunsPolicy {
+			add("CallerRunsPolicy", "the submitter runs rejected tasks itself, slowing its own submissions instead of losing tasks (R33)",
+				"pool.rejection=caller-runs")
+		}
+	}
+	if lambda > 0 && svc > 0 && float64(s.WaitP99) > 10*svc && !plateau {
+		n := int(math.Ceil(lambda * svc * 1.3))
+		if n > c.Core && n <= c.Max {
+			add(fmt.Sprintf("core %d → %d", c.Core, n), "enough threads for 1.3 × the offered load λ·S, so tasks rarely wait",
+				fmt.Sprintf("pool.core=%d", n))
+		} else if n > c.Core && c.Max != model.Unbounded {
+			add(fmt.Sprintf("core and max → %d", n), "enough threads for 1.3 × the offered load λ·S",
+				fmt.Sprintf("pool.max=%d", n), fmt.Sprintf("pool.core=%d", n))
+		}
+	}
+	return out
+}
+
+// shorterKeepAlive proposes a keepAlive about a sixth of k, rounded to a
+// readable value (60s → 10s), or 0 if k is already short.
+func shorterKeepAlive(k time.Duration) time.Duration {
+	t := k / 6
+	for _, step := range []time.Duration{time.Minute, 10 * time.Second, time.Second, 100 * time.Millisecond, 10 * time.Millisecond} {
+		if t >= step {
+			return t.Round(step)
+		}
+	}
+	return 0
+}
+
+// rateKey is the --set key of the steady phase's arrival rate, or "" if it
+// has none (bursts, traces).
+func (e *Explanation) rateKey() string {
+	sc := e.Scenario
+	switch e.Process {
+	case "poisson", "constant", "onoff":
+	default:
+		return ""
+	}
+	switch sc.WorkloadForm {
+	case "single":
+		return "workload.arrivals.rate"
+	case "phases":
+		return fmt.Sprintf("workload.phases.%d.arrivals.rate", e.steadyPhase())
+	}
+	return ""
+}
+
+func (e *Explanation) steadyPhase() int {
+	var t time.Duration
+	ph := e.Scenario.Workload.Phases
+	for i, p := range ph {
+		if p.Duration == 0 || t+p.Duration >= e.Scenario.Duration {
+			return i
+		}
+		t += p.Duration
+	}
+	return len(ph) - 1
+}
+
+func (e *Explanation) steadyRate() float64 {
+	ph := e.Scenario.Workload.Phases
+	if len(ph) == 0 {
+		return 0
+	}
+	return ph[e.steadyPhase()].Arrivals.Rate
+}
+
+// Text renders the explanation, wrapped at 100 columns.
+func (e *Explanation) Text() string {
+	var b strings.Builder
+	sc := e.Scenario
+	fmt.Fprintf(&b, "%s", sc.Name)
+	if sc.Description != "" {
+		fmt.Fprintf(&b, " — %s", sc.Description)
+	}
+	b.WriteString("\n")
+	c := sc.Pool.Config
+	fmt.Fprintf(&b, "pool %s: core %d, max %s, keepAlive %v, %s (capacity %s), %v hand-off, rejection %s\n",
+		sc.Pool.Preset, c.Core, sizeText(c.Max), c.KeepAlive, c.Queue.JavaName(), sizeText(c.QueueCapacity), c.HandOff(), c.Rejection)
+	for _, f := range e.Findings {
+		b.WriteString("\n")
+		b.WriteString(wrap(f.Title+": "+f.Text, 100, ""))
+	}
+	if len(e.WhatIfs) > 0 {
+		fmt.Fprintf(&b, "\nWhat would change it (the same traffic, seed %d, re-simulated; steady-state means, and the worst\n  per-interval p99 wait over the whole run):\n", sc.Seed)
+		rows := [][]string{{"", "pool", "idle TIMED", "idle WAITING", "busy", "wait p99", "peak wait p99", "rejected", "threads created"}}
+		rows = append(rows, metricRow("as configured", e.Base, e.Base))
+		for _, w := range e.WhatIfs {
+			if w.Error != "" {
+				rows = append(rows, []string{w.Name, "could not simulate: " + w.Error})
+				continue
+			}
+			rows = append(rows, metricRow(w.Name, w.Alt, e.Base))
+		}
+		b.WriteString(table(rows))
+		for _, w := range e.WhatIfs {
+			b.WriteString(wrap(fmt.Sprintf("- %s: %s (--set %s).", w.Name, w.Why, strings.Join(w.Sets, " --set ")), 100, "  "))
+		}
+	}
+	return b.String()
+}
+
+func metricRow(name string, m, base Metrics) []string {
+	rel := func(v, b float64) string {
+		s := f1(v)
+		if name != "as configured" && b > 0 && math.Abs(v-b) > 1e-9 {
+			s += fmt.Sprintf(" (%+.0f%%)", 100*(v-b)/b)
+		}
+		return s
+	}
+	return []string{name, rel(m.PoolMean, base.PoolMean), rel(m.IdleTimed, base.IdleTimed), rel(m.IdleUntimed, base.IdleUntimed),
+		f2(m.Busy), dur(m.WaitP99), dur(m.PeakWaitP99), fmt.Sprint(m.Rejected), fmt.Sprint(m.ThreadsCreated)}
+}
+
+func table(rows [][]string) string {
+	widths := map[int]int{}
+	for _, r := range rows {
+		for i, c := range r {
+			if len([]rune(c)) > widths[i] {
+				widths[i] = len([]rune(c))
+			}
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString("  ")
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))))
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width runes; continuation lines are
+// indented by indent plus two spaces.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := indent
+	prefix := indent
+	for _, w := range strings.Fields(s) {
+		if len([]rune(line))+1+len([]rune(w)) > width && strings.TrimSpace(line) != "" {
+			b.WriteString(strings.TrimRight(line, " "))
+			b.WriteString("\n")
+			prefix = indent + "  "
+			line = prefix
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += w
+	}
+	if strings.TrimSpace(line) != "" {
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
