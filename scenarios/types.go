@@ -23,9 +23,9 @@ type Scenario struct {
 	// and service at the top), "phases" or "trace"; what-ifs use it to
 	// address keys with --set.
 	WorkloadForm string
-	Events      []Event
-	Snapshots   []time.Duration
-	Limits      Limits
+	Events       []Event
+	Snapshots    []time.Duration
+	Limits       Limits
 	// Text is the scenario as given (the file with --set overrides applied),
 	// for reports.
 	Text []byte
