@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,8 +30,9 @@ const maxLatenessMs = scheduleMarginMs / 2
 // that rate, five stalled runs in a row have a chance of about 1 in 20000.
 const runAttempts = 5
 
-// runValid runs s on r and returns the first run whose harness kept its schedule within
-// maxLatenessMs, failing the test if none did or the harness reported a warning.
+// runValid runs s on r and returns the first run that kept its schedule within maxLatenessMs.
+// It fails the test if the harness reported a warning, and when no run qualified, skips it —
+// or fails it when CI=true.
 func runValid(t *testing.T, r Runner, s Script) *Result {
 	t.Helper()
 	Require(t)
@@ -66,7 +68,14 @@ func runValid(t *testing.T, r Runner, s Script) *Result {
 		}
 		t.Logf("attempt %d: %s %.1f ms > %d ms: rerunning", i, what, worst, maxLatenessMs)
 	}
-	t.Fatalf("the schedule slipped by more than %d ms in %d runs: machine too busy to judge", maxLatenessMs, runAttempts)
+	// No run was fit to judge: the machine is too busy for millisecond measurements. That is
+	// not an answer about the pool: skip on a developer's machine, fail in CI, which must be
+	// able to run these tests.
+	msg := fmt.Sprintf("the schedule slipped by more than %d ms in %d runs: machine too busy to judge", maxLatenessMs, runAttempts)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 	return nil
 }
 
