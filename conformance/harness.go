@@ -282,6 +282,9 @@ func (r Runner) CheckAll(ctx context.Context, scripts []Script) ([]error, error)
 
 // checkTexts validates scripts given as text in one harness run (--check-many).
 func (r Runner) checkTexts(ctx context.Context, texts []string) ([]error, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
 	for i, t := range texts {
 		for _, l := range strings.Split(t, "\n") {
 			if l == checkSeparator {
