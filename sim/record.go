@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -64,12 +65,26 @@ type recorder struct {
 	applied []AppliedEvent // runtime events, as applied
 }
 
+// histograms recycles HDR histograms across runs: each is ~400 KB, and a
+// sweep or a diagnosis runs thousands of simulations in one process.
+var histograms = sync.Pool{New: func() any { return hdr.New(hdrLowest, hdrHighest, hdrDigits) }}
+
 func newRecorder(sc *scenarios.Scenario) *recorder {
 	return &recorder{
 		warmup:   sc.Warmup,
-		wait:     hdr.New(hdrLowest, hdrHighest, hdrDigits),
-		response: hdr.New(hdrLowest, hdrHighest, hdrDigits),
+		wait:     histograms.Get().(*hdr.Histogram),
+		response: histograms.Get().(*hdr.Histogram),
 	}
+}
+
+// release returns the histograms for reuse; the recorder must not be used
+// afterwards.
+func (r *recorder) release() {
+	for _, h := range []*hdr.Histogram{r.wait, r.response} {
+		h.Reset()
+		histograms.Put(h)
+	}
+	r.wait, r.response = nil, nil
 }
 
 func (r *recorder) steady(t time.Duration) bool { return t >= r.warmup }

@@ -59,6 +59,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 		return nil, err
 	}
 	res := r.result()
+	r.rec.release()
 	res.Perf = measurePerf(time.Since(start), res.Summary.Events, res.Summary.Submitted)
 	return res, nil
 }

@@ -20,16 +20,16 @@ workers are TIMED_WAITING vs WAITING and why, which idle worker receives the nex
 equilibrium that implies (compared with the simulated figure), how the pool grew, why tasks were
 rejected; then re-simulates the what-ifs that matter for this configuration (a shorter keepAlive, a
 lower max, a LIFO hand-off, less traffic, a bounded queue, ...) on the same traffic.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.keepAlive=30s (repeatable)"},
 			&cli.BoolFlag{Name: "no-what-ifs", Usage: "skip the what-ifs (faster)"},
-		},
+		}, fromFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return &usageError{"explain takes exactly one scenario file (usage: poolsim explain SCENARIO [--set K=V]... [--seed N])"}
 			}
-			sc, err := loadScenario(c.Args().First(), c.StringSlice("set"), c)
+			sc, err := loadWithFrom(c, c.Args().First(), true)
 			if err != nil {
 				return err
 			}

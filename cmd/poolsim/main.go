@@ -117,10 +117,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			runCommand(),
 			explainCommand(),
+			diagnoseCommand(),
 			reportCommand(),
 			jstackCommand(),
 			presetsCommand(),
 			versionCommand(),
+			sweepCommand(), mergeCommand(),
 		},
 	}
 	app.Action = func(c *cli.Context) error {

@@ -27,18 +27,18 @@ func runCommand() *cli.Command {
    snapshots.txt  thread-dump-like views of every worker, if the scenario asks for snapshots
    perf.json      how fast the run went
 Everything but perf.json is byte-identical for the same scenario, seed and poolsim version.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (default ./out/<scenario name>)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.core=20 (repeatable)"},
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json to stdout instead of the human summary"},
 			&cli.BoolFlag{Name: "plots", Usage: "also write threads.png, queue.png and wait.png"},
-		},
+		}, fromFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return &usageError{fmt.Sprintf("run takes exactly one scenario file, got %d arguments (usage: poolsim run SCENARIO [--out DIR] [--seed N] [--set K=V]... [--json])", c.NArg())}
 			}
-			sc, err := loadScenario(c.Args().First(), c.StringSlice("set"), c)
+			sc, err := loadWithFrom(c, c.Args().First(), !c.Bool("json"))
 			if err != nil {
 				return err
 			}
@@ -60,6 +60,23 @@ Everything but perf.json is byte-identical for the same scenario, seed and pools
 			return nil
 		},
 	}
+}
+
+// loadWithFrom loads a scenario whose pool may come from --from (the
+// user's server.xml or Spring configuration); --set applies after it.
+func loadWithFrom(c *cli.Context, path string, describe bool) (*scenarios.Scenario, error) {
+	ip, err := importPool(c)
+	if err != nil {
+		return nil, err
+	}
+	sets := c.StringSlice("set")
+	if ip != nil {
+		if describe {
+			ip.describe(c.App.Writer)
+		}
+		sets = append(append([]string(nil), ip.sets...), sets...)
+	}
+	return loadScenario(path, sets, c)
 }
 
 // loadScenario loads a scenario with --set and --seed applied.

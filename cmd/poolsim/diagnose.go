@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsim/poolsim/explain"
+	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/threaddump"
+)
+
+func diagnoseCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "dump", Usage: "a thread dump of the JVM (jstack, jcmd Thread.print, kill -3 log, Thread.dump_to_file)"},
+		&cli.StringFlag{Name: "prefix", Usage: "with --dump: the pool's thread name prefix (default: the configured one, else the largest pool)"},
+		&cli.IntFlag{Name: "workers", Usage: "observed: workers in the pool (instead of --dump)"},
+		&cli.IntFlag{Name: "busy", Usage: "observed: busy workers"},
+		&cli.IntFlag{Name: "timed", Usage: "observed: idle workers TIMED_WAITING (in poll)"},
+		&cli.IntFlag{Name: "untimed", Usage: "observed: idle workers WAITING (in take)"},
+		&cli.StringFlag{Name: "since", Value: "1h", Usage: "how long the traffic has been steady since the pool's last peak"},
+		&cli.IntFlag{Name: "peak", Usage: "the pool size at that peak (default: the highest worker number in the dump, else max)"},
+		&cli.StringFlag{Name: "service", Usage: "mean service time of the steady traffic (default: busy/rate, else 5ms)"},
+		&cli.IntFlag{Name: "replications", Value: 8, Usage: "seeds per candidate rate for Poisson traffic"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "first seed"},
+		&cli.StringSliceFlag{Name: "set", Usage: "with a SCENARIO: override a key, e.g. --set pool.keepAlive=30s"},
+	}
+	return &cli.Command{
+		Name:      "diagnose",
+		Usage:     "infer the load that explains an observed pool (worker counts or a thread dump)",
+		ArgsUsage: "[SCENARIO]",
+		Description: `Given the pool's configuration (--from server.xml / application.properties|yml, or the pool block of
+a SCENARIO) and what was observed (--dump a thread dump, or --workers/--busy/--timed/--untimed),
+simulates candidate request rates and reports the range consistent with the observation, for periodic
+and for Poisson traffic, with the assumptions stated; says whether the pool behaves as designed; then
+explains it as 'poolsim explain' does at the best fit.`,
+		Flags: append(flags, fromFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return &usageError{"diagnose takes at most one scenario file"}
+			}
+			pool, err := diagnosePool(c)
+			if err != nil {
+				return err
+			}
+			obs, err := observation(c, pool)
+			if err != nil {
+				return err
+			}
+			opt := explain.DiagnoseOptions{Peak: c.Int("peak"), Replications: c.Int("replications"), Seed: c.Uint64("seed")}
+			if opt.Since, err = scenarios.ParseDuration(c.String("since")); err != nil || opt.Since <= 0 {
+				return inputerr.New("--since", 0, 0, "", fmt.Sprintf("not a positive duration: %q", c.String("since")), "e.g. 30m, 1h")
+			}
+			if s := c.String("service"); s != "" {
+				if opt.Service, err = scenarios.ParseDuration(s); err != nil || opt.Service <= 0 {
+					return inputerr.New("--service", 0, 0, "", fmt.Sprintf("not a positive duration: %q", s), "e.g. 5ms")
+				}
+			}
+			d, err := explain.Diagnose(c.Context, *pool, obs, opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(c.App.Writer, d.Text())
+			return nil
+		},
+	}
+}
+
+// diagnosePool finds the pool's configuration: --from, else the scenario.
+func diagnosePool(c *cli.Context) (*scenarios.Pool, error) {
+	ip, err := importPool(c)
+	if err != nil {
+		return nil, err
+	}
+	if ip != nil {
+		ip.describe(c.App.Writer)
+		// Load the imported pool through the scenario loader, so it gets the
+		// same presets and checks as a scenario file.
+		text := []byte("duration: 1s\nworkload: {arrivals: {process: poisson, rate: 1}, service: {dist: constant, value: 1ms}}\npool: {preset: jdk, core: 1, max: 1}\n")
+		sc, err := scenarios.Parse(text, c.String("from"), ip.sets)
+		if err != nil {
+			return nil, err
+		}
+		return &sc.Pool, nil
+	}
+	if c.NArg() == 1 {
+		sc, err := loadScenario(c.Args().First(), c.StringSlice("set"), nil)
+		if err != nil {
+			return nil, err
+		}
+		return &sc.Pool, nil
+	}
+	return nil, &usageError{"diagnose needs the pool's configuration: --from server.xml|application.properties|application.yml, or a SCENARIO file"}
+}
+
+// observation reads the dump, or the counts given as flags.
+func observation(c *cli.Context, pool *scenarios.Pool) (explain.Observation, error) {
+	if path := c.String("dump"); path != "" {
+		if c.IsSet("workers") || c.IsSet("timed") || c.IsSet("untimed") || c.IsSet("busy") {
+			return explain.Observation{}, &usageError{"give either --dump or the counts (--workers/--busy/--timed/--untimed), not both"}
+		}
+		d, err := threaddump.ParseFile(path)
+		if err != nil {
+			return explain.Observation{}, err
+		}
+		pools := threaddump.Summarise(d)
+		want := c.String("prefix")
+		if want == "" {
+			want = pool.ThreadNamePrefix
+		}
+		var pick *threaddump.Pool
+		var names []string
+		for i := range pools {
+			names = append(names, pools[i].Prefix)
+			if pools[i].Prefix == want {
+				pick = &pools[i]
+			}
+		}
+		if pick == nil && c.String("prefix") == "" {
+			// The configured prefix is absent: take the largest pool whose
+			// workers sit in a pool's queue.
+			for i := range pools {
+				if pools[i].IdleTimed+pools[i].IdleUntimed+pools[i].Busy > 0 {
+					pick = &pools[i]
+					break
+				}
+			}
+		}
+		if pick == nil {
+			return explain.Observation{}, inputerr.New(path, 0, 0, "--prefix", fmt.Sprintf("no pool %q in the dump", want), "one of "+strings.Join(names, ", "))
+		}
+		fmt.Fprintf(c.App.Writer, "pool in the dump: %s (%s): %d threads: %d busy, %d idle TIMED_WAITING, %d idle WAITING, %d other\n\n",
+			pick.Prefix, pick.Family, pick.Threads, pick.Busy, pick.IdleTimed, pick.IdleUntimed, pick.Other)
+		return explain.Observation{
+			Source:      fmt.Sprintf("thread dump %s, pool %s", path, pick.Prefix),
+			Total:       pick.Busy + pick.IdleTimed + pick.IdleUntimed + pick.Other,
+			IdleTimed:   pick.IdleTimed,
+			IdleUntimed: pick.IdleUntimed,
+			Busy:        pick.Busy + pick.Other,
+			MaxNumber:   pick.MaxNumber,
+		}, nil
+	}
+	obs := explain.Observation{Source: "counts given on the command line", Total: c.Int("workers"), Busy: c.Int("busy"),
+		IdleTimed: c.Int("timed"), IdleUntimed: c.Int("untimed")}
+	for _, f := range []string{"workers", "busy", "timed", "untimed"} {
+		if c.Int(f) < 0 {
+			return obs, inputerr.New("--"+f, 0, 0, "", fmt.Sprintf("must be >= 0, got %d", c.Int(f)), "a count of threads")
+		}
+	}
+	parts := obs.Busy + obs.IdleTimed + obs.IdleUntimed
+	if obs.Total == 0 {
+		obs.Total = parts
+	}
+	if obs.Total == 0 {
+		return obs, &usageError{"diagnose needs an observation: --dump DUMP, or --workers N (and optionally --busy, --timed, --untimed)"}
+	}
+	if parts > obs.Total {
+		return obs, inputerr.New("--workers", 0, 0, "", fmt.Sprintf("%d workers, but busy + timed + untimed = %d", obs.Total, parts), "busy + timed + untimed <= workers")
+	}
+	return obs, nil
+}

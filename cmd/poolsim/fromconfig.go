@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsim/poolsim/importconf"
+	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/model"
+)
+
+// fromFlags are the flags that read the user's real configuration.
+func fromFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "from", Usage: "take the pool from a Tomcat server.xml or a Spring Boot application.properties / application.yml"},
+		&cli.StringFlag{Name: "pool", Usage: "with --from: which pool (a connector name like http-nio-8080, an <Executor> name, applicationTaskExecutor, or a thread name prefix)"},
+		&cli.StringSliceFlag{Name: "profile", Usage: "with --from: active Spring profiles"},
+		&cli.StringFlag{Name: "tomcat-version", Usage: "with --from: the Tomcat version, e.g. 9.0.85 (default: a current 10.1)"},
+	}
+}
+
+// importedPool is a pool read from the user's configuration, as --set
+// overrides of the scenario's pool block, plus what was found and defaulted.
+type importedPool struct {
+	pool importconf.Pool
+	sets []string
+}
+
+// importPool reads --from and picks the pool named by --pool (or the only
+// one, or the first Tomcat connector's).
+func importPool(c *cli.Context) (*importedPool, error) {
+	path := c.String("from")
+	if path == "" {
+		return nil, nil
+	}
+	st, err := importconf.Load(path, importconf.Options{Profiles: c.StringSlice("profile"), TomcatVersion: c.String("tomcat-version")})
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Pools) == 0 {
+		return nil, inputerr.New(path, 0, 0, "", "no thread pool found", "a <Connector> or <Executor> in server.xml, or server.tomcat.* / spring.task.execution.* properties")
+	}
+	want := c.String("pool")
+	var pick *importconf.Pool
+	var names []string
+	for i := range st.Pools {
+		p := &st.Pools[i]
+		names = append(names, p.Name)
+		if want != "" && (p.Name == want || p.ThreadNamePrefix == want || strings.TrimSuffix(p.ThreadNamePrefix, "-exec-") == want) {
+			pick = p
+		}
+	}
+	switch {
+	case want != "" && pick == nil:
+		return nil, inputerr.New(path, 0, 0, "--pool", fmt.Sprintf("no pool named %q", want), "one of "+strings.Join(names, ", "))
+	case pick == nil && len(st.Pools) == 1:
+		pick = &st.Pools[0]
+	case pick == nil:
+		// Prefer a connector's pool; the request threads are what users ask about.
+		for i := range st.Pools {
+			if st.Pools[i].Kind != importconf.KindSpringTask && len(st.Pools[i].UsedBy)+btoi(st.Pools[i].Kind == importconf.KindTomcatConnector) > 0 {
+				pick = &st.Pools[i]
+				break
+			}
+		}
+		if pick == nil {
+			pick = &st.Pools[0]
+		}
+	}
+	if pick.VirtualThreads {
+		return nil, inputerr.New(pick.File, pick.Line, 0, pick.Name, "this pool is replaced by virtual threads (a thread per task): there is no pool to simulate", "")
+	}
+	return &importedPool{pool: *pick, sets: poolSets(*pick)}, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// poolSets turns an imported pool into --set overrides of pool.*.
+func poolSets(p importconf.Pool) []string {
+	size := func(n int) string {
+		if n == model.Unbounded {
+			return "unbounded"
+		}
+		return fmt.Sprint(n)
+	}
+	switch p.Kind {
+	case importconf.KindTomcatConnector, importconf.KindTomcatExecutor:
+		preset := "tomcat"
+		if p.Kind == importconf.KindTomcatExecutor {
+			preset = "tomcat-executor"
+		}
+		return []string{fmt.Sprintf("pool={preset: %s, core: %d, max: %s, keepAlive: %v, queue: {type: tomcat, capacity: %s}, threadNamePrefix: %q}",
+			preset, p.Core, size(p.Max), p.KeepAlive, size(p.MaxQueueSize), p.ThreadNamePrefix)}
+	}
+	queue := fmt.Sprintf("{type: linked, capacity: %s}", size(p.MaxQueueSize))
+	if p.MaxQueueSize <= 0 {
+		queue = "{type: synchronous}" // Spring: queue-capacity <= 0 means a SynchronousQueue
+	}
+	return []string{fmt.Sprintf("pool={preset: jdk, core: %d, max: %s, keepAlive: %v, allowCoreThreadTimeOut: %v, prestart: %v, queue: %s, threadNamePrefix: %q}",
+		p.Core, size(p.Max), p.KeepAlive, p.AllowCoreThreadTimeOut, p.Prestart, queue, p.ThreadNamePrefix)}
+}
+
+// describe prints which keys were found and which defaults were used.
+func (ip *importedPool) describe(w io.Writer) {
+	p := ip.pool
+	where := p.File
+	if p.Line > 0 {
+		where = fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	fmt.Fprintf(w, "pool from %s: %s %q (threads %s*): core %d, max %s, keepAlive %v, queue %s\n",
+		where, p.Kind, p.Name, p.ThreadNamePrefix, p.Core, sizeLabel(p.Max), p.KeepAlive, sizeLabel(p.MaxQueueSize))
+	found := append([]importconf.Origin(nil), p.Found...)
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Line < found[j].Line })
+	for _, f := range found {
+		fmt.Fprintf(w, "  found    %s = %s (%s:%d)\n", f.Key, f.Value, f.File, f.Line)
+	}
+	for _, d := range p.Defaulted {
+		fmt.Fprintf(w, "  default  %s = %s (%s)\n", d.Key, d.Value, d.Reason)
+	}
+	for _, ig := range p.Ignored {
+		fmt.Fprintf(w, "  ignored  %s = %s (%s:%d): %s\n", ig.Key, ig.Value, ig.File, ig.Line, ig.Reason)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "  note     %s\n", n)
+	}
+	fmt.Fprintln(w)
+}
+
+func sizeLabel(n int) string {
+	if n == model.Unbounded {
+		return "unbounded"
+	}
+	return fmt.Sprint(n)
+}

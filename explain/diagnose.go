@@ -1,0 +1,501 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// Observation is what the user saw of a pool: worker counts by state, from
+// a thread dump or typed in.
+type Observation struct {
+	Source      string // where it came from, for the text
+	Total       int    // workers in the pool
+	IdleTimed   int    // idle in poll(keepAlive): TIMED_WAITING
+	IdleUntimed int    // idle in take(): WAITING
+	Busy        int    // running tasks
+	MaxNumber   int    // the highest worker number seen (threads created, at least); 0 if unknown
+}
+
+// DiagnoseOptions state the assumptions of a diagnosis.
+type DiagnoseOptions struct {
+	// Since is how long the traffic has been steady since the pool's last
+	// peak (default 1h).
+	Since time.Duration
+	// Peak is the pool size at that peak (default: the highest worker
+	// number seen, capped by max, else max).
+	Peak int
+	// Service is the mean service time of the steady traffic (default: from
+	// the busy count, busy/λ, else 5ms).
+	Service time.Duration
+	// Replications per candidate rate for random arrivals (default 8).
+	Replications int
+	Seed         uint64
+}
+
+// RateRange is the range of request rates consistent with the observation
+// under one arrival process.
+type RateRange struct {
+	Process   string  // constant (periodic) or poisson
+	Low, High float64 // requests per second; consistent for Low <= λ <= High
+	Best      float64 // where the simulated pool size equals the observation
+	Found     bool    // some rate is consistent
+	Curve     []CurvePoint
+	Note      string
+}
+
+// CurvePoint is the simulated pool size at one rate.
+type CurvePoint struct {
+	Rate     float64
+	Mean, SD float64 // over replications
+}
+
+// Diagnosis is the inferred load behind an observed pool.
+type Diagnosis struct {
+	Pool     scenarios.Pool
+	Obs      Observation
+	Opt      DiagnoseOptions // with defaults filled in
+	Periodic RateRange
+	Poisson  RateRange
+	// Issues are observations the pool's rules cannot produce (a sign that
+	// the configuration is not what the JVM runs).
+	Issues []string
+	// Explanation explains the pool at the best periodic estimate.
+	Explanation *Explanation
+}
+
+// Diagnose infers, by simulation, the steady request rates that leave a pool
+// configured as pool with the observed number of workers, Since after a peak
+// of Peak workers, for periodic and for Poisson arrivals.
+func Diagnose(ctx context.Context, pool scenarios.Pool, obs Observation, opt DiagnoseOptions) (*Diagnosis, error) {
+	c := pool.Config
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if obs.Total <= 0 {
+		obs.Total = obs.IdleTimed + obs.IdleUntimed + obs.Busy
+	}
+	if obs.Total <= 0 {
+		return nil, fmt.Errorf("explain: diagnose: the observation has no workers")
+	}
+	if opt.Since <= 0 {
+		opt.Since = time.Hour
+	}
+	if opt.Replications <= 0 {
+		opt.Replications = 8
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	if opt.Peak <= 0 {
+		opt.Peak = c.Max
+		if obs.MaxNumber > 0 && obs.MaxNumber < c.Max {
+			opt.Peak = obs.MaxNumber
+		}
+		if opt.Peak > 100000 {
+			opt.Peak = 100000
+		}
+	}
+	opt.Peak = max(opt.Peak, obs.Total)
+	d := &Diagnosis{Pool: pool, Obs: obs, Opt: opt}
+	d.checkRules()
+	k := c.KeepAlive.Seconds()
+	if k <= 0 {
+		return nil, fmt.Errorf("explain: diagnose: keepAlive is 0, so idle workers above core exit at once and the pool size says nothing about the load")
+	}
+	// A first guess of the rate, for the service default and the search range.
+	guess := float64(obs.Total) / k
+	if opt.Service <= 0 {
+		opt.Service = 5 * time.Millisecond
+		if obs.Busy > 0 {
+			opt.Service = time.Duration(float64(obs.Busy) / guess * 1e9)
+		}
+		d.Opt.Service = opt.Service
+	}
+	var err error
+	if d.Periodic, err = d.search(ctx, "constant", guess); err != nil {
+		return nil, err
+	}
+	if d.Poisson, err = d.search(ctx, "poisson", guess); err != nil {
+		return nil, err
+	}
+	best := d.Periodic
+	if !best.Found {
+		best = d.Poisson
+	}
+	if best.Found && best.Best > 0 {
+		sc := d.scenario(best.Process, best.Best, opt.Seed)
+		if d.Explanation, err = Explain(ctx, sc, Options{}); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// checkRules notes observations the pool's rules cannot produce.
+func (d *Diagnosis) checkRules() {
+	c, o := d.Pool.Config, d.Obs
+	if o.Total > c.Max {
+		d.Issues = append(d.Issues, fmt.Sprintf("%d workers exceed max (%d): the JVM does not run this configuration (R10)", o.Total, c.Max))
+	}
+	if o.Total < c.Core && !c.CoreTimeOut && c.Flavor == model.Tomcat {
+		d.Issues = append(d.Issues, fmt.Sprintf("%d workers are fewer than core (%d), which Tomcat prestarts (R65) and never times out without allowCoreThreadTimeOut: check minSpareThreads", o.Total, c.Core))
+	}
+	if o.IdleTimed > 0 && o.Total <= c.Core && !c.CoreTimeOut && o.IdleUntimed == 0 {
+		d.Issues = append(d.Issues, fmt.Sprintf("all idle workers are TIMED_WAITING although the pool (%d) is not above core (%d): either core is smaller than configured, core threads may time out, or the pool has just fallen to core (R60)", o.Total, c.Core))
+	}
+	if o.IdleUntimed > 0 && o.Total > c.Core+1 && !c.CoreTimeOut {
+		d.Issues = append(d.Issues, fmt.Sprintf("%d idle workers wait in take() (WAITING) while the pool (%d) is above core (%d): possible only for workers that started waiting before the pool grew (R16); otherwise core is larger than configured", o.IdleUntimed, o.Total, c.Core))
+	}
+}
+
+// scenario builds the experiment for one candidate rate: a burst that grows
+// the pool to the peak, then steady traffic for Since.
+func (d *Diagnosis) scenario(process string, rate float64, seed uint64) *scenarios.Scenario {
+	c := d.Pool.Config
+	burst := d.Opt.Peak
+	if c.Flavor == model.JDK && c.Queue != model.Synchronous && c.QueueCapacity != model.Unbounded {
+		burst += c.QueueCapacity // the queue must fill before the JDK grows past core (R6)
+	}
+	svc := workloads.ServiceSpec{Dist: "constant", Mean: d.Opt.Service}
+	if process == "poisson" {
+		svc = workloads.ServiceSpec{Dist: "exponential", Mean: d.Opt.Service}
+	}
+	grow := 10 * time.Millisecond
+	sample := d.Opt.Since / 200
+	if sample <= 0 {
+		sample = time.Millisecond
+	}
+	return &scenarios.Scenario{
+		Name:        "diagnose",
+		Description: fmt.Sprintf("%s traffic at %.4g/s, %v after a peak of %d workers", trafficName(process), rate, d.Opt.Since, d.Opt.Peak),
+		Seed:        seed,
+		Duration:    grow + d.Opt.Since,
+		Warmup:      grow + d.Opt.Since/2,
+		Sample:      sample,
+		Pool:        d.Pool,
+		Workload: workloads.Spec{Phases: []workloads.Phase{
+			{Duration: grow, Arrivals: workloads.ArrivalSpec{Process: "burst", Count: burst}, Service: workloads.ServiceSpec{Dist: "constant", Mean: grow / 2}},
+			{Arrivals: workloads.ArrivalSpec{Process: process, Rate: rate}, Service: svc},
+		}},
+		WorkloadForm: "phases",
+		Text:         diagnoseText(d, process, rate),
+	}
+}
+
+// diagnoseText is the YAML of a diagnosis experiment, so that explain's
+// what-ifs can re-parse it with overrides.
+func diagnoseText(d *Diagnosis, process string, rate float64) []byte {
+	c := d.Pool.Config
+	burst := d.Opt.Peak
+	if c.Flavor == model.JDK && c.Queue != model.Synchronous && c.QueueCapacity != model.Unbounded {
+		burst += c.QueueCapacity
+	}
+	dist := "constant, value"
+	if process == "poisson" {
+		dist = "exponential, mean"
+	}
+	preset := d.Pool.Preset
+	if preset == "" {
+		preset = "jdk"
+		if c.Flavor == model.Tomcat {
+			preset = "tomcat"
+		}
+	}
+	queue := fmt.Sprintf("{type: %s, capacity: %s, fair: %v}", c.Queue, sizeText(c.QueueCapacity), c.Fair)
+	if c.Queue == model.Synchronous {
+		queue = fmt.Sprintf("{type: synchronous, fair: %v}", c.Fair)
+	}
+	prestart := ""
+	if c.Flavor != model.Tomcat {
+		prestart = fmt.Sprintf(", prestart: %v", c.Prestart)
+	}
+	sample := d.Opt.Since / 200
+	if sample <= 0 {
+		sample = time.Millisecond
+	}
+	return []byte(fmt.Sprintf(`name: diagnose
+description: %s traffic at %.6g/s, %v after a peak of %d workers
+duration: %v
+warmup: %v
+sample: %v
+pool: {preset: %s, core: %d, max: %s, keepAlive: %v, allowCoreThreadTimeOut: %v%s, queue: %s, rejection: %s}
+workload:
+  phases:
+    - {duration: 10ms, arrivals: {process: burst, count: %d}, service: {dist: constant, value: 5ms}}
+    - {arrivals: {process: %s, rate: %.6g}, service: {dist: %s: %v}}
+`, trafficName(process), rate, d.Opt.Since, d.Opt.Peak, 10*time.Millisecond+d.Opt.Since, 10*time.Millisecond+d.Opt.Since/2, sample,
+		preset, c.Core, sizeText(c.Max), c.KeepAlive, c.CoreTimeOut, prestart, queue, c.Rejection, burst, process, rate, dist, d.Opt.Service))
+}
+
+// finalSize simulates one candidate and returns the pool size at the end.
+func (d *Diagnosis) finalSize(ctx context.Context, process string, rate float64, seed uint64) (float64, error) {
+	sc := d.scenario(process, rate, seed)
+	res, err := sim.Run(ctx, sc, sim.Options{})
+	if err != nil {
+		return 0, err
+	}
+	return float64(res.Summary.FinalPoolSize), nil
+}
+
+// point simulates a rate with its replications (in parallel).
+func (d *Diagnosis) point(ctx context.Context, process string, rate float64) (CurvePoint, error) {
+	n := d.Opt.Replications
+	if process == "constant" {
+		n = 1 // periodic traffic is deterministic
+	}
+	xs := make([]float64, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range xs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// Seeds depend only on the replication, so every rate sees the
+			// same random streams (common random numbers).
+			xs[i], errs[i] = d.finalSize(ctx, process, rate, d.Opt.Seed+uint64(i))
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return CurvePoint{}, err
+		}
+	}
+	p := CurvePoint{Rate: rate}
+	p.Mean, p.SD = stat.MeanStdDev(xs, nil)
+	if n == 1 {
+		p.SD = 0
+	}
+	return p, nil
+}
+
+// consistent: the observed count is a plausible draw at this rate — within
+// two standard deviations of the replications' mean, plus half a worker for
+// the count's discreteness.
+func (d *Diagnosis) consistent(p CurvePoint) bool {
+	return math.Abs(p.Mean-float64(d.Obs.Total)) <= 2*p.SD+0.5
+}
+
+// search scans a log grid of rates around the guess, then refines the edges
+// of the consistent range by bisection.
+func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (RateRange, error) {
+	rr := RateRange{Process: process}
+	const points = 25
+	lo, hi := guess/8, guess*4
+	rates := make([]float64, points)
+	for i := range rates {
+		rates[i] = lo * math.Pow(hi/lo, float64(i)/float64(points-1))
+	}
+	for _, r := range rates {
+		p, err := d.point(ctx, process, r)
+		if err != nil {
+			return rr, err
+		}
+		rr.Curve = append(rr.Curve, p)
+	}
+	first, last := -1, -1
+	for i, p := range rr.Curve {
+		if d.consistent(p) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		// The pool size grows with the rate; a narrow consistent range (a
+		// step of periodic traffic) can fall between two grid points.
+		// Bisect the bracket around the observation to find a point in it.
+		target := float64(d.Obs.Total)
+		for i := 1; i < len(rates) && first < 0; i++ {
+			a, b := rates[i-1], rates[i]
+			if !(rr.Curve[i-1].Mean < target && rr.Curve[i].Mean > target) {
+				continue
+			}
+			for j := 0; j < 40; j++ {
+				mid := math.Sqrt(a * b)
+				p, err := d.point(ctx, process, mid)
+				if err != nil {
+					return rr, err
+				}
+				rr.Curve = append(rr.Curve, p)
+				if d.consistent(p) {
+					rates = append(rates[:i], append([]float64{mid}, rates[i:]...)...)
+					curve := append([]CurvePoint(nil), rr.Curve[:i]...)
+					curve = append(curve, p)
+					rr.Curve = append(curve, rr.Curve[i:len(rr.Curve)-1]...)
+					first, last = i, i
+					break
+				}
+				if p.Mean < target {
+					a = mid
+				} else {
+					b = mid
+				}
+			}
+		}
+	}
+	if first < 0 {
+		rr.Note = d.noMatch(rr.Curve)
+		return rr, nil
+	}
+	rr.Found = true
+	edge := func(in, out float64) (float64, error) {
+		for i := 0; i < 12; i++ {
+			mid := math.Sqrt(in * out)
+			p, err := d.point(ctx, process, mid)
+			if err != nil {
+				return 0, err
+			}
+			rr.Curve = append(rr.Curve, p)
+			if d.consistent(p) {
+				in = mid
+			} else {
+				out = mid
+			}
+		}
+		return in, nil
+	}
+	var err error
+	rr.Low = rates[first]
+	if first > 0 {
+		if rr.Low, err = edge(rates[first], rates[first-1]); err != nil {
+			return rr, err
+		}
+	} else {
+		rr.Note = fmt.Sprintf("any rate below %.3g/s also fits: the pool cannot shrink below core (%d)", rates[0], d.Pool.Core)
+		rr.Low = 0
+	}
+	rr.High = rates[last]
+	if last < len(rates)-1 {
+		if rr.High, err = edge(rates[last], rates[last+1]); err != nil {
+			return rr, err
+		}
+	}
+	sort.Slice(rr.Curve, func(i, j int) bool { return rr.Curve[i].Rate < rr.Curve[j].Rate })
+	if process == "constant" && rr.Low > 0 {
+		rr.Best = math.Sqrt(rr.Low * rr.High) // a step: every rate inside fits equally
+	} else {
+		rr.Best = d.crossing(rr.Curve, rr.Low, rr.High)
+	}
+	return rr, nil
+}
+
+// crossing interpolates (in log rate) where the mean curve reaches the
+// observed count within [low, high].
+func (d *Diagnosis) crossing(curve []CurvePoint, low, high float64) float64 {
+	target := float64(d.Obs.Total)
+	for i := 1; i < len(curve); i++ {
+		a, b := curve[i-1], curve[i]
+		if a.Mean <= target && target <= b.Mean && b.Mean > a.Mean {
+			f := (target - a.Mean) / (b.Mean - a.Mean)
+			r := math.Exp(math.Log(a.Rate) + f*(math.Log(b.Rate)-math.Log(a.Rate)))
+			if r >= low && r <= high {
+				return r
+			}
+		}
+	}
+	if low > 0 {
+		return math.Sqrt(low * high)
+	}
+	return high / 2
+}
+
+func (d *Diagnosis) noMatch(curve []CurvePoint) string {
+	minM, maxM := math.Inf(1), math.Inf(-1)
+	for _, p := range curve {
+		minM, maxM = math.Min(minM, p.Mean), math.Max(maxM, p.Mean)
+	}
+	return fmt.Sprintf("no rate between %.3g/s and %.3g/s leaves %d workers (the simulated pool ranged %.0f–%.0f)",
+		curve[0].Rate, curve[len(curve)-1].Rate, d.Obs.Total, minM, maxM)
+}
+
+// Text renders the diagnosis.
+func (d *Diagnosis) Text() string {
+	var b strings.Builder
+	c, o := d.Pool.Config, d.Obs
+	fmt.Fprintf(&b, "Observed (%s): %d workers — %d busy, %d idle TIMED_WAITING, %d idle WAITING", o.Source, o.Total, o.Busy, o.IdleTimed, o.IdleUntimed)
+	if o.MaxNumber > 0 {
+		fmt.Fprintf(&b, "; worker numbers up to %d", o.MaxNumber)
+	}
+	b.WriteString(".\n")
+	fmt.Fprintf(&b, "Pool: %s, core %d, max %s, keepAlive %v, %v hand-off.\n", d.Pool.Preset, c.Core, sizeText(c.Max), c.KeepAlive, c.HandOff())
+	b.WriteString(wrap(fmt.Sprintf("Assumed: the pool peaked at %d workers (--peak), then saw steady traffic for %v (--since), tasks of about %v (--service). Each candidate rate was simulated from that state; the observation fits a rate when it lies within two standard deviations (over %d seeds) of the simulated pool size, plus half a worker.",
+		d.Opt.Peak, d.Opt.Since, d.Opt.Service, d.Opt.Replications), 100, ""))
+	b.WriteString("\nRequest rates consistent with the observation:\n")
+	for _, rr := range []RateRange{d.Periodic, d.Poisson} {
+		label := map[string]string{"constant": "periodic traffic (health checks, probes)", "poisson": "random (Poisson) traffic"}[rr.Process]
+		if !rr.Found {
+			b.WriteString(wrap(fmt.Sprintf("- %s: none; %s.", label, rr.Note), 100, "  "))
+			continue
+		}
+		line := fmt.Sprintf("- %s: %s to %s requests/s, best fit %s/s", label, rateText(rr.Low), rateText(rr.High), rateText(rr.Best))
+		if rr.Process == "constant" && c.KeepAlive > 0 && d.Opt.Service > 0 {
+			n := o.Total
+			k := (c.KeepAlive + d.Opt.Service).Seconds()
+			line += fmt.Sprintf(" (the formula N = ⌈λ(K+S)⌉ − 1 gives %s–%s/s, R78)", rateText(float64(n)/k), rateText(float64(n+1)/k))
+		}
+		if rr.Note != "" {
+			line += "; " + rr.Note
+		}
+		b.WriteString(wrap(line+".", 100, "  "))
+	}
+	if o.Busy > 0 && d.Periodic.Found {
+		b.WriteString(wrap(fmt.Sprintf("With %d busy workers at that rate, the mean service time is about %v (busy/λ, from a single dump: rough).",
+			o.Busy, time.Duration(float64(o.Busy)/d.Periodic.Best*1e9).Round(time.Millisecond)), 100, ""))
+	}
+	b.WriteString("\n")
+	switch {
+	case len(d.Issues) > 0:
+		b.WriteString("Verdict: the observation does NOT fit this configuration:\n")
+		for _, is := range d.Issues {
+			b.WriteString(wrap("- "+is+".", 100, "  "))
+		}
+	case d.Periodic.Found || d.Poisson.Found:
+		verdict := fmt.Sprintf("Verdict: the pool is behaving as designed. %d idle workers are what a %v hand-off keeps alive under the rates above", o.IdleTimed+o.IdleUntimed, c.HandOff())
+		if c.HandOff() == model.FIFO {
+			verdict += fmt.Sprintf(": each idle worker gets a task about every N/λ, which stays under keepAlive (%v), so none times out (R54, R78). It is not a leak", c.KeepAlive)
+		}
+		b.WriteString(wrap(verdict+".", 100, ""))
+	default:
+		b.WriteString(wrap("Verdict: no steady rate reproduces the observation under these assumptions; try another --since or --peak, or check the configuration.", 100, ""))
+	}
+	if d.Explanation != nil {
+		fmt.Fprintf(&b, "\nExplanation at the best fit (%s):\n\n", d.Explanation.Scenario.Description)
+		b.WriteString(d.Explanation.Text())
+	}
+	return b.String()
+}
+
+func trafficName(process string) string {
+	if process == "constant" {
+		return "periodic"
+	}
+	return "Poisson"
+}
+
+func rateText(r float64) string {
+	switch {
+	case r == 0:
+		return "0"
+	case r < 0.1:
+		return fmt.Sprintf("%.3g", r)
+	}
+	return trim(fmt.Sprintf("%.3f", r))
+}
