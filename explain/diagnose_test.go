@@ -1,0 +1,146 @@
+package explain
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/poolsim/poolsim/conformance"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+	"github.com/poolsim/poolsim/threaddump"
+)
+
+func tomcatPool(core, max int, keepAlive time.Duration) scenarios.Pool {
+	pre, _ := scenarios.LookupPreset("tomcat")
+	p := scenarios.Pool{Preset: "tomcat", ThreadNamePrefix: pre.Prefix, Config: pre.Config}
+	p.Core, p.Max, p.KeepAlive = core, max, keepAlive
+	return p
+}
+
+// TestDiagnoseRecoversSimulatedRate: simulate a Tomcat pool at a known
+// Poisson rate, observe its final size, and diagnose it: the true rate must
+// fall inside the stated range (simulated ground truth, a different seed
+// from the diagnosis's own).
+func TestDiagnoseRecoversSimulatedRate(t *testing.T) {
+	pool := tomcatPool(2, 60, 5*time.Second)
+	const trueRate = 3.0
+	d0 := &Diagnosis{Pool: pool, Opt: DiagnoseOptions{Since: 5 * time.Minute, Peak: 60, Service: 5 * time.Millisecond}}
+	sc := d0.scenario("poisson", trueRate, 4242)
+	res, err := sim.Run(context.Background(), sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := Observation{Source: "simulation", Total: res.Summary.FinalPoolSize, IdleTimed: res.Summary.FinalIdleTimed, Busy: res.Summary.FinalBusy}
+	d, err := Diagnose(context.Background(), pool, obs, DiagnoseOptions{Since: 5 * time.Minute, Peak: 60, Service: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("observed %d workers; Poisson range %.3f–%.3f (best %.3f); periodic %.3f–%.3f",
+		obs.Total, d.Poisson.Low, d.Poisson.High, d.Poisson.Best, d.Periodic.Low, d.Periodic.High)
+	if !d.Poisson.Found || trueRate < d.Poisson.Low || trueRate > d.Poisson.High {
+		t.Errorf("true rate %v outside the Poisson range %.3f–%.3f", trueRate, d.Poisson.Low, d.Poisson.High)
+	}
+	if d.Poisson.High/d.Poisson.Low > 1.6 {
+		t.Errorf("range %.3f–%.3f is too wide to be useful", d.Poisson.Low, d.Poisson.High)
+	}
+	if len(d.Issues) > 0 {
+		t.Errorf("a pool the model produced was flagged: %v", d.Issues)
+	}
+	text := d.Text()
+	for _, want := range []string{"behaving as designed", "Poisson", "periodic"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("diagnosis lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestDiagnoseFlagsImpossible: more workers than max cannot come from this
+// configuration.
+func TestDiagnoseFlagsImpossible(t *testing.T) {
+	d, err := Diagnose(context.Background(), tomcatPool(10, 50, time.Minute), Observation{Total: 80, IdleTimed: 80},
+		DiagnoseOptions{Since: 10 * time.Minute, Replications: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Issues) == 0 || !strings.Contains(d.Text(), "does NOT fit") {
+		t.Errorf("80 workers with max 50 not flagged:\n%s", d.Text())
+	}
+}
+
+// TestDiagnoseRealTomcat runs Tomcat 10.1's real pool at a known periodic
+// rate (a burst to 50 threads, then 2 requests/s of 5 ms, keepAlive
+// 6.25 s), takes a thread dump with jstack, and hands the dump to diagnose:
+// the true rate must lie in the periodic range it states. The expected pool
+// is ⌈2 × 6.255⌉ − 1 = 12; each worker's idle gap (6.0 s) stays 250 ms below
+// keepAlive, far more than the JVM's scheduling jitter on a busy machine.
+func TestDiagnoseRealTomcat(t *testing.T) {
+	conformance.Require(t)
+	jstack, err := exec.LookPath("jstack")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("jstack is not on PATH; CI must install a JDK")
+		}
+		t.Skip("jstack is not on PATH")
+	}
+	dir := t.TempDir()
+	cp := strings.Join(conformance.DefaultJars, ":")
+	src, _ := filepath.Abs("testdata/java/DiagnoseTarget.java")
+	if out, err := exec.Command("javac", "-d", dir, "-cp", cp, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const keepAliveMs, rate, settle = 6250, 2.0, 20000
+	cmd := exec.CommandContext(ctx, "java", "-cp", dir+":"+cp, "DiagnoseTarget",
+		"2", "60", "6250", "50", "300", "2", "5", "20000")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "READY") {
+		t.Fatalf("target did not get ready: %q %v", line, err)
+	}
+	t.Logf("target: %s", strings.TrimSpace(line))
+	out, err := exec.Command(jstack, "-l", itoa(cmd.Process.Pid)).Output()
+	if err != nil {
+		t.Fatalf("jstack: %v", err)
+	}
+	dumpPath := filepath.Join(dir, "dump.txt")
+	os.WriteFile(dumpPath, out, 0o644)
+	dump, err := threaddump.ParseFile(dumpPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs Observation
+	for _, p := range threaddump.Summarise(dump) {
+		if p.Prefix == "diag-exec-" {
+			obs = Observation{Source: "jstack of the real pool", Total: p.Threads, IdleTimed: p.IdleTimed, IdleUntimed: p.IdleUntimed, Busy: p.Busy, MaxNumber: p.MaxNumber}
+		}
+	}
+	if obs.Total == 0 {
+		t.Fatalf("no diag-exec- pool in the dump:\n%s", out)
+	}
+	pool := tomcatPool(2, 60, keepAliveMs*time.Millisecond)
+	pool.ThreadNamePrefix = "diag-exec-"
+	d, err := Diagnose(ctx, pool, obs, DiagnoseOptions{Since: settle * time.Millisecond, Peak: 50, Service: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("real pool: %d workers (%d TIMED_WAITING, %d busy); periodic range %.3f–%.3f/s, Poisson %.3f–%.3f/s",
+		obs.Total, obs.IdleTimed, obs.Busy, d.Periodic.Low, d.Periodic.High, d.Poisson.Low, d.Poisson.High)
+	if !d.Periodic.Found || rate < d.Periodic.Low || rate > d.Periodic.High {
+		t.Errorf("true rate %v/s outside the stated periodic range %.3f–%.3f/s\n%s", rate, d.Periodic.Low, d.Periodic.High, d.Text())
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
