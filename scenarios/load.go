@@ -212,12 +212,18 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 		return d.errAt(root, "workload", "missing", "a workload block with arrivals and service, phases, or trace")
 	}
 	if sc.Duration == 0 {
-		if sc.Workload.Trace == "" {
+		// A trace or a log runs until its last task could have ended and
+		// idle workers had one keepAlive to expire.
+		var lastEnd time.Duration
+		var err error
+		switch {
+		case sc.Workload.Trace != "":
+			_, lastEnd, err = traceEnd(sc.Workload.Trace)
+		case sc.Workload.AccessLog != nil:
+			_, lastEnd, err = accessLogEnd(*sc.Workload.AccessLog)
+		default:
 			return d.errAt(root, "duration", "missing", "the virtual time to simulate, e.g. duration: 2h")
 		}
-		// A trace runs until its last task could have ended and idle
-		// workers had one keepAlive to expire.
-		_, lastEnd, err := traceEnd(sc.Workload.Trace)
 		if err != nil {
 			return err
 		}
@@ -393,7 +399,7 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) error {
 	w := &sc.Workload
 	var top workloads.Phase
-	var topArr, topSvc, topPri, phasesNode, traceNode *yaml.Node
+	var topArr, topSvc, topPri, phasesNode, traceNode, logNode *yaml.Node
 	err := d.mapping(n, path, []field{
 		{"phases", func(n *yaml.Node, p string) error {
 			phasesNode = n
@@ -431,6 +437,12 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 			}
 			return nil
 		}},
+		{"accesslog", func(n *yaml.Node, p string) error {
+			logNode = n
+			a, err := d.accessLog(n, p, dir)
+			w.AccessLog = a
+			return err
+		}},
 		{"failure", func(n *yaml.Node, p string) error {
 			v, err := d.float(n, p, "a probability between 0 and 1")
 			if err == nil && (v < 0 || v > 1) {
@@ -444,17 +456,17 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 		return err
 	}
 	forms := 0
-	for _, used := range []bool{phasesNode != nil, topArr != nil || topSvc != nil, traceNode != nil} {
+	for _, used := range []bool{phasesNode != nil, topArr != nil || topSvc != nil, traceNode != nil, logNode != nil} {
 		if used {
 			forms++
 		}
 	}
 	switch {
 	case forms == 0:
-		return d.errAt(n, path, "no traffic", "arrivals and service, phases, or trace")
+		return d.errAt(n, path, "no traffic", "arrivals and service, phases, trace, or accesslog")
 	case forms > 1:
-		return d.errAt(n, path, "give only one of: phases; arrivals and service; trace", "one form of workload")
-	case traceNode != nil && topPri != nil:
+		return d.errAt(n, path, "give only one of: phases; arrivals and service; trace; accesslog", "one form of workload")
+	case (traceNode != nil || logNode != nil) && topPri != nil:
 		return d.errAt(topPri, join(path, "priority"), "a trace carries its own priority column", "a priority column in the trace")
 	case phasesNode != nil && topPri != nil:
 		return d.errAt(topPri, join(path, "priority"), "with phases, give priority inside each phase", "phases[i].priority")
@@ -471,8 +483,80 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 		sc.WorkloadForm = "phases"
 	case traceNode != nil:
 		sc.WorkloadForm = "trace"
+	case logNode != nil:
+		sc.WorkloadForm = "accesslog"
 	}
 	return nil
+}
+
+// accessLog decodes workload.accesslog and reads the log once, so that a
+// broken log is reported before the run.
+func (d *decoder) accessLog(n *yaml.Node, path, dir string) (*workloads.AccessLogSpec, error) {
+	a := &workloads.AccessLogSpec{}
+	var fileNode *yaml.Node
+	err := d.mapping(n, path, []field{
+		{"file", func(n *yaml.Node, p string) error {
+			fileNode = n
+			s, err := d.scalar(n, p, "the access log file")
+			a.File = resolvePath(dir, s)
+			return err
+		}},
+		{"pattern", func(n *yaml.Node, p string) (err error) {
+			a.Pattern, err = d.scalar(n, p, `the AccessLogValve pattern, e.g. '%h %l %u %t "%r" %s %b %D', or common / combined`)
+			return
+		}},
+		{"durationUnit", func(n *yaml.Node, p string) (err error) {
+			a.DurationUnit, err = d.enum(n, p, []string{"us", "ms"})
+			return
+		}},
+		{"maxBadFraction", func(n *yaml.Node, p string) error {
+			v, err := d.float(n, p, "a fraction between 0 and 1")
+			if err == nil && (v < 0 || v > 1) {
+				err = d.errAt(n, p, fmt.Sprintf("must be in 0..1, got %v", v), "a fraction of the lines")
+			}
+			a.MaxBadFraction = v
+			return err
+		}},
+		{"timezone", func(n *yaml.Node, p string) (err error) {
+			a.Location, err = d.scalar(n, p, "an IANA time zone")
+			return
+		}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if fileNode == nil {
+		return nil, d.errAt(n, join(path, "file"), "missing", "the access log file, relative to the scenario's folder")
+	}
+	if a.Pattern == "" {
+		return nil, d.errAt(n, join(path, "pattern"), "missing", "the pattern the log was written with (server.xml's AccessLogValve pattern), or common / combined")
+	}
+	if _, _, err := accessLogEnd(*a); err != nil {
+		var pe *workloads.ParamError
+		if errors.As(err, &pe) {
+			return nil, d.errAt(child(n, pe.Field), join(path, pe.Field), pe.Msg, pe.Allowed)
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+func accessLogEnd(a workloads.AccessLogSpec) (n int, lastEnd time.Duration, err error) {
+	src, err := workloads.OpenAccessLog(a, 0, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer src.Close()
+	for {
+		r, ok := src.Next()
+		if !ok {
+			return n, lastEnd, src.Err()
+		}
+		n++
+		if e := r.At + r.Service; e > lastEnd {
+			lastEnd = e
+		}
+	}
 }
 
 func resolvePath(dir, p string) string {

@@ -190,6 +190,9 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 
 func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
 	r.h.push(event{at: now + t.Service, phase: phaseCompletion, w: w})
+	if r.opt.OnTask != nil {
+		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: w.ID})
+	}
 	wait := now - t.Arrival
 	r.rec.ivWait.record(wait)
 	if r.rec.steady(now) {
@@ -225,6 +228,10 @@ func (r *runner) Rejected(now time.Duration, t *model.Task) {
 
 func (r *runner) CallerRuns(now time.Duration, t *model.Task) {
 	rec := r.rec
+	if r.opt.OnTask != nil {
+		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: 0})
+		r.opt.OnTask(TaskEvent{T: now + t.Service, TaskID: t.ID, Worker: 0, End: true})
+	}
 	rec.callerRan++
 	rec.callerBusy += t.Service
 	if t.Fails {

@@ -30,6 +30,18 @@ type Options struct {
 	Workload workloads.Source
 	// OnSample, if set, receives every timeline sample as it is taken.
 	OnSample func(Sample)
+	// OnTask, if set, receives every task start and end on a pool worker,
+	// and every task run by the caller (conformance tests compare which
+	// worker ran which task with the real JDK).
+	OnTask func(TaskEvent)
+}
+
+// TaskEvent is a task starting or ending.
+type TaskEvent struct {
+	T      time.Duration
+	TaskID uint64
+	Worker int  // the worker's number (pool-1-thread-N); 0 for the caller
+	End    bool // false: started; true: ended
 }
 
 // Sample is the pool's state at a timeline sample (a row of timeline.csv).
@@ -40,6 +52,8 @@ type Sample struct {
 	// WaitP99 is the 99th percentile wait of the tasks that started in the
 	// interval ending at T, in seconds (NaN when none did).
 	WaitP99 float64
+	// Largest is getLargestPoolSize() so far.
+	Largest int
 }
 
 // ctxCheckEvery is how many events pass between checks for cancellation.
@@ -59,6 +73,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 		return nil, err
 	}
 	res := r.result()
+	if n, ok := r.src.(workloads.Noter); ok {
+		res.Findings = append(res.Findings, n.Notes()...)
+	}
 	r.rec.release()
 	res.Perf = measurePerf(time.Since(start), res.Summary.Events, res.Summary.Submitted)
 	return res, nil
@@ -215,6 +232,10 @@ func (r *runner) loop(ctx context.Context) error {
 		switch ev.phase {
 		case phaseCompletion:
 			r.rec.onComplete(ev.at, ev.w)
+			if r.opt.OnTask != nil {
+				t, _ := ev.w.Task()
+				r.opt.OnTask(TaskEvent{T: ev.at, TaskID: t.ID, Worker: ev.w.ID, End: true})
+			}
 			r.pool.TaskDone(ev.at, ev.w)
 		case phaseKeepAlive:
 			r.fireKeepAlive(ev)
@@ -357,7 +378,7 @@ func (r *runner) sample() error {
 		rec := r.rec
 		r.opt.OnSample(Sample{T: r.now, PoolSize: rec.poolSize, Busy: rec.busy, IdleTimed: rec.idleTimed,
 			IdleUntimed: rec.idleUntimed, Queue: rec.queueLen, Submitted: rec.submitted, Completed: rec.completed, Rejected: rec.rejected,
-			WaitP99: rec.ivWait.quantile(0.99)})
+			WaitP99: rec.ivWait.quantile(0.99), Largest: r.pool.LargestPoolSize()})
 	}
 	if r.tl == nil {
 		r.rec.resetInterval()

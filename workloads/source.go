@@ -58,6 +58,8 @@ type Spec struct {
 	Phases []Phase
 	// Trace is the path of a CSV trace (see OpenTrace); exclusive with Phases.
 	Trace string
+	// AccessLog replays a web server's access log; exclusive with the others.
+	AccessLog *AccessLogSpec
 	// Failure is the probability that a task throws (0 ≤ Failure ≤ 1). A
 	// trace's fail column, when present, decides instead.
 	Failure float64
@@ -68,6 +70,12 @@ type Spec struct {
 func New(spec Spec, seed uint64) (Source, error) {
 	if !(spec.Failure >= 0 && spec.Failure <= 1) {
 		return nil, &ParamError{"failure", fmt.Sprintf("must be a probability, got %v", spec.Failure), "0 <= failure <= 1"}
+	}
+	if spec.AccessLog != nil {
+		if len(spec.Phases) > 0 || spec.Trace != "" {
+			return nil, &ParamError{"accesslog", "a workload has one of phases/arrivals, a trace or an access log", "one of them"}
+		}
+		return OpenAccessLog(*spec.AccessLog, spec.Failure, seed)
 	}
 	if spec.Trace != "" {
 		if len(spec.Phases) > 0 {

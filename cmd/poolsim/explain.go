@@ -24,7 +24,7 @@ lower max, a LIFO hand-off, less traffic, a bounded queue, ...) on the same traf
 			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.keepAlive=30s (repeatable)"},
 			&cli.BoolFlag{Name: "no-what-ifs", Usage: "skip the what-ifs (faster)"},
-		}, fromFlags()...),
+		}, append(fromFlags(), workloadFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return &usageError{"explain takes exactly one scenario file (usage: poolsim explain SCENARIO [--set K=V]... [--seed N])"}

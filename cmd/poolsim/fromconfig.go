@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -21,6 +23,44 @@ func fromFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "profile", Usage: "with --from: active Spring profiles"},
 		&cli.StringFlag{Name: "tomcat-version", Usage: "with --from: the Tomcat version, e.g. 9.0.85 (default: a current 10.1)"},
 	}
+}
+
+// workloadFlags replace the scenario's workload with recorded traffic.
+func workloadFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "accesslog", Usage: "replay this Tomcat / Spring Boot access log as the workload"},
+		&cli.StringFlag{Name: "pattern", Usage: "with --accesslog: the AccessLogValve pattern it was written with (or common / combined)"},
+		&cli.StringFlag{Name: "d-unit", Usage: "with --accesslog: the unit of %D: us (Tomcat 10+) or ms (Tomcat 9 and earlier)"},
+		&cli.StringFlag{Name: "trace", Usage: "replay this CSV trace (arrival_s,service_s[,priority][,fail]) as the workload"},
+	}
+}
+
+// workloadSets turns the workload flags into --set overrides.
+func workloadSets(c *cli.Context) ([]string, error) {
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	switch {
+	case c.String("accesslog") != "" && c.String("trace") != "":
+		return nil, &usageError{"give --accesslog or --trace, not both"}
+	case c.String("accesslog") != "":
+		if c.String("pattern") == "" {
+			return nil, &usageError{"--accesslog needs --pattern: the AccessLogValve pattern the log was written with (or common / combined)"}
+		}
+		unit := ""
+		if u := c.String("d-unit"); u != "" {
+			unit = fmt.Sprintf(", durationUnit: %s", strconv.Quote(u))
+		}
+		return []string{fmt.Sprintf("workload={accesslog: {file: %s, pattern: %s%s}}", strconv.Quote(abs(c.String("accesslog"))), strconv.Quote(c.String("pattern")), unit)}, nil
+	case c.String("trace") != "":
+		return []string{fmt.Sprintf("workload={trace: %s}", strconv.Quote(abs(c.String("trace"))))}, nil
+	case c.String("pattern") != "" || c.String("d-unit") != "":
+		return nil, &usageError{"--pattern and --d-unit go with --accesslog"}
+	}
+	return nil, nil
 }
 
 // importedPool is a pool read from the user's configuration, as --set

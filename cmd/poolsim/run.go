@@ -33,7 +33,7 @@ Everything but perf.json is byte-identical for the same scenario, seed and pools
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario key, e.g. --set pool.core=20 (repeatable)"},
 			&cli.BoolFlag{Name: "json", Usage: "print summary.json to stdout instead of the human summary"},
 			&cli.BoolFlag{Name: "plots", Usage: "also write threads.png, queue.png and wait.png"},
-		}, fromFlags()...),
+		}, append(fromFlags(), workloadFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return &usageError{fmt.Sprintf("run takes exactly one scenario file, got %d arguments (usage: poolsim run SCENARIO [--out DIR] [--seed N] [--set K=V]... [--json])", c.NArg())}
@@ -69,13 +69,18 @@ func loadWithFrom(c *cli.Context, path string, describe bool) (*scenarios.Scenar
 	if err != nil {
 		return nil, err
 	}
-	sets := c.StringSlice("set")
+	wsets, err := workloadSets(c)
+	if err != nil {
+		return nil, err
+	}
+	var sets []string
 	if ip != nil {
 		if describe {
 			ip.describe(c.App.Writer)
 		}
-		sets = append(append([]string(nil), ip.sets...), sets...)
+		sets = append(sets, ip.sets...)
 	}
+	sets = append(append(sets, wsets...), c.StringSlice("set")...)
 	return loadScenario(path, sets, c)
 }
 
