@@ -23,12 +23,12 @@ func reportCommand() *cli.Command {
 table, the explanation, and the exact scenario text. Given several scenarios it also overlays them
 (e.g. the same load under a LIFO and a FIFO hand-off). The page has no external references and opens
 offline in any browser. The charts are also written as PNG files beside it.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (default ./out/report-<first scenario name>)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override every scenario's seed"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a key in every scenario, e.g. --set pool.core=20 (repeatable)"},
 			&cli.StringFlag{Name: "title", Usage: "the page title"},
-		},
+		}, append(fromFlags(), workloadFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return &usageError{"report needs at least one scenario file (usage: poolsim report SCENARIO... [--out DIR])"}
@@ -36,10 +36,16 @@ offline in any browser. The charts are also written as PNG files beside it.`,
 			var rep report.Report
 			rep.Title = c.String("title")
 			var out string
+			seen := map[string]int{}
 			for i, path := range c.Args().Slice() {
-				sc, err := loadScenario(path, c.StringSlice("set"), c)
+				sc, err := loadWithFrom(c, path, false)
 				if err != nil {
 					return err
+				}
+				// Two runs of one name (the same file twice, or two files
+				// with the same name:) are told apart by their position.
+				if seen[sc.Name]++; seen[sc.Name] > 1 {
+					sc.Name = fmt.Sprintf("%s #%d", sc.Name, seen[sc.Name])
 				}
 				if i == 0 {
 					out = c.String("out")

@@ -12,7 +12,7 @@ import org.apache.tomcat.util.threads.ThreadPoolExecutor;
  * After the settle time it prints READY (the test then takes a thread dump)
  * and keeps the traffic going until killed.
  *
- * Args: core max keepAliveMs burst burstServiceMs ratePerSecond serviceMs settleMs
+ * Args: core max keepAliveMs burst burstServiceMs ratePerSecond serviceMs settleMs [threadNamePrefix]
  */
 public class DiagnoseTarget {
     public static void main(String[] args) throws Exception {
@@ -24,10 +24,11 @@ public class DiagnoseTarget {
         double rate = Double.parseDouble(args[5]);
         long serviceMs = Long.parseLong(args[6]);
         long settleMs = Long.parseLong(args[7]);
+        String prefix = args.length > 8 ? args[8] : "diag-exec-";
 
         TaskQueue queue = new TaskQueue();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(core, max, keepAliveMs, TimeUnit.MILLISECONDS, queue,
-                new TaskThreadFactory("diag-exec-", true, Thread.NORM_PRIORITY));
+                new TaskThreadFactory(prefix, true, Thread.NORM_PRIORITY));
         queue.setParent(pool);
 
         for (int i = 0; i < burst; i++) {

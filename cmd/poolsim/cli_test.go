@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run calls the CLI in-process and returns its exit code and outputs.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runMain(context.Background(), append([]string{"poolsim"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const small = `name: small
+duration: 2m
+warmup: 30s
+sample: 1s
+pool: {preset: tomcat, core: 2, max: 40, keepAlive: 5s}
+workload:
+  phases:
+    - {duration: 20s, arrivals: {process: poisson, rate: 200}, service: {dist: constant, value: 100ms}}
+    - {arrivals: {process: constant, rate: 2}, service: {dist: constant, value: 5ms}}
+snapshots: [1m]
+`
+
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunWritesTheContract: run writes the four files of CONTRACT.md §2,
+// with the fixed timeline header and the summary fields, and --json prints
+// the same summary.
+func TestRunWritesTheContract(t *testing.T) {
+	sc := writeScenario(t, small)
+	out := t.TempDir()
+	code, stdout, stderr := run(t, "run", sc, "--out", out, "--plots")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"timeline.csv", "summary.json", "snapshots.txt", "perf.json", "threads.png", "queue.png", "wait.png"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	tl, _ := os.ReadFile(filepath.Join(out, "timeline.csv"))
+	if !strings.HasPrefix(string(tl), "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected") {
+		t.Errorf("timeline header: %q", strings.SplitN(string(tl), "\n", 2)[0])
+	}
+	sum, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	var m map[string]any
+	if err := json.Unmarshal(sum, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range strings.Split("submitted completed rejected discarded caller_ran queued_end running_end largest_pool_size final_pool_size pool_size_mean pool_size_max busy_mean queue_len_mean queue_len_max wait_mean_s wait_p50_s wait_p90_s wait_p99_s wait_max_s response_mean_s response_p99_s threads_created threads_exited events sim_time_s seed", " ") {
+		if _, ok := m[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	if !strings.Contains(stdout, "small: 2m0s simulated") {
+		t.Errorf("human summary: %s", stdout)
+	}
+	code, js, _ := run(t, "run", sc, "--out", t.TempDir(), "--json")
+	if code != 0 || strings.TrimSpace(js) != strings.TrimSpace(string(sum)) {
+		t.Errorf("--json printed something else than summary.json (exit %d)", code)
+	}
+}
+
+func TestPresetsListsAll(t *testing.T) {
+	code, out, _ := run(t, "presets")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, p := range []string{"jdk", "fixed", "cached", "single", "tomcat", "tomcat-executor", "spring-boot", "spring"} {
+		if !strings.Contains(out, "\n"+p+" — ") && !strings.HasPrefix(out, p+" — ") {
+			t.Errorf("preset %q not listed", p)
+		}
+	}
+	if !strings.Contains(out, "new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60L, SECONDS, new SynchronousQueue<Runnable>())") {
+		t.Error("the cached preset's Java construction is not shown")
+	}
+}
+
+func TestExplainAndDiagnose(t *testing.T) {
+	sc := writeScenario(t, small)
+	code, out, stderr := run(t, "explain", sc)
+	if code != 0 {
+		t.Fatalf("explain exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Why TIMED_WAITING", "Mechanism: FIFO hand-off", "What would change it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q", want)
+		}
+	}
+	code, out, stderr = run(t, "diagnose", sc, "--workers", "10", "--timed", "10", "--since", "90s", "--replications", "3")
+	if code != 0 {
+		t.Fatalf("diagnose exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "periodic traffic") || !strings.Contains(out, "Verdict") {
+		t.Errorf("diagnose output:\n%s", out)
+	}
+	code, _, stderr = run(t, "diagnose", sc)
+	if code != 2 || !strings.Contains(stderr, "needs an observation") {
+		t.Errorf("diagnose without an observation: exit %d %s", code, stderr)
+	}
+}
+
+func TestJstackCommand(t *testing.T) {
+	code, out, stderr := run(t, "jstack", "../../threaddump/testdata/jdk17-jstack-l.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "http-nio-8080-exec-") || !strings.Contains(out, "TaskQueue.poll") {
+		t.Errorf("jstack output:\n%s", out)
+	}
+	if code, _, _ := run(t, "jstack", "no-such-dump.txt"); code != 2 {
+		t.Errorf("a missing dump: exit %d, want 2", code)
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	fifo := writeScenario(t, small)
+	lifo := writeScenario(t, strings.Replace(small, "keepAlive: 5s}", "keepAlive: 5s, queue: {handOff: lifo}}", 1))
+	out := t.TempDir()
+	code, _, stderr := run(t, "report", fifo, lifo, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("data:image/png;base64,")) || bytes.Contains(page, []byte("http://")) || bytes.Contains(page, []byte("https://")) {
+		t.Error("report.html must embed its images and reference nothing outside")
+	}
+	if !bytes.Contains(page, []byte("Why TIMED_WAITING")) {
+		t.Error("report.html lacks the explanation")
+	}
+}
+
+// TestFlagsAfterScenario: the contract writes flags after the scenario.
+func TestFlagsAfterScenario(t *testing.T) {
+	sc := writeScenario(t, small)
+	dir := t.TempDir()
+	if code, _, stderr := run(t, "run", sc, "--seed", "7", "--out", dir, "--set", "pool.max=30"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if !bytes.Contains(sum, []byte(`"seed": 7`)) {
+		t.Error("--seed after the scenario was ignored")
+	}
+}
