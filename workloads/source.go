@@ -202,42 +202,90 @@ func (s *phaseSource) nextTime() (time.Duration, bool) {
 		if a.Rate <= 0 {
 			return 0, false
 		}
-		return s.t + seconds(s.arrivals.ExpFloat64()/a.Rate), true
+		return addSat(s.t, seconds(s.arrivals.ExpFloat64()/a.Rate)), true
 	case "constant":
 		if a.Rate <= 0 {
 			return 0, false
 		}
 		// t_k = start + k/rate, computed from k so no rounding accumulates.
-		t := ph.start + time.Duration(math.Round(float64(s.k)*1e9/a.Rate))
+		d := math.Round(float64(s.k) * 1e9 / a.Rate)
 		s.k++
-		return t, true
+		if d >= float64(never-ph.start) {
+			return never, true
+		}
+		return ph.start + time.Duration(d), true
 	case "onoff":
 		if a.Rate <= 0 {
 			return 0, false
 		}
-		t := s.t + seconds(s.arrivals.ExpFloat64()/a.Rate)
-		cycle := a.On + a.Off
-		// Memoryless: a draw landing in an off period restarts at the next on.
-		if off := (t - ph.start) % cycle; off >= a.On {
-			onStart := t - off + cycle
-			t = onStart + seconds(s.arrivals.ExpFloat64()/a.Rate)
-			for (t-ph.start)%cycle >= a.On {
-				t = t - (t-ph.start)%cycle + cycle + seconds(s.arrivals.ExpFloat64()/a.Rate)
-			}
-		}
-		return t, true
+		return s.nextOnOff(ph, a), true
 	case "burst":
 		if s.k == 0 {
 			if a.Every <= 0 || a.Count == 0 {
 				return 0, false
 			}
-			s.burstAt += a.Every
+			s.burstAt = addSat(s.burstAt, a.Every)
 			s.k = int64(a.Count)
 		}
 		s.k--
 		return s.burstAt, true
 	}
 	return 0, false
+}
+
+// onOffTries is how many on periods nextOnOff tries one by one before it
+// skips the empty ones in one step.
+const onOffTries = 64
+
+// nextOnOff returns the next arrival of an on/off process: Poisson at
+// a.Rate during the on periods. A draw landing in an off period restarts at
+// the next on period (memoryless). When on periods are so short that many
+// in a row stay empty, the rest are skipped in one step by drawing the gap
+// in on-time, so each arrival costs bounded work; times saturate at the end
+// of the clock instead of overflowing.
+func (s *phaseSource) nextOnOff(ph *phaseState, a *ArrivalSpec) time.Duration {
+	t := addSat(s.t, seconds(s.arrivals.ExpFloat64()/a.Rate))
+	cycle := a.On + a.Off
+	if cycle <= 0 { // on + off overflows the clock: one on period, then off to the end
+		if t-ph.start >= a.On {
+			return never
+		}
+		return t
+	}
+	for try := 0; ; try++ {
+		off := (t - ph.start) % cycle
+		if off < a.On {
+			return t
+		}
+		onStart := addSat(t-off, cycle)
+		if onStart == never {
+			return never
+		}
+		if try < onOffTries {
+			t = addSat(onStart, seconds(s.arrivals.ExpFloat64()/a.Rate))
+			continue
+		}
+		// The on-time gap g covers k whole on periods and r of the next.
+		g := s.arrivals.ExpFloat64() / a.Rate * 1e9
+		on := float64(a.On)
+		k := math.Floor(g / on)
+		r := min(time.Duration(g-k*on), a.On-1)
+		if k*float64(cycle) >= float64(never-onStart) {
+			return never
+		}
+		return addSat(onStart+time.Duration(k)*cycle, r)
+	}
+}
+
+// never is a time beyond every run: the end of the clock.
+const never = time.Duration(math.MaxInt64)
+
+// addSat is t+d for d >= 0, saturating at the end of the clock.
+func addSat(t, d time.Duration) time.Duration {
+	if d > never-t {
+		return never
+	}
+	return t + d
 }
 
 func (s *phaseSource) Next() (Arrival, bool) {
