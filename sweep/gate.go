@@ -102,7 +102,14 @@ func CompileGate(text string, d *Definition) (*Gate, error) {
 	for _, m := range d.Metrics {
 		metric[m] = true
 	}
+	swept := map[string]bool{}
+	var keys []string
+	for _, p := range d.Params {
+		swept[p.Key] = true
+		keys = append(keys, p.Key)
+	}
 	seen := map[string]bool{}
+	var problem string
 	node := prog.Node()
 	ast.Walk(&node, visitor(func(n ast.Node) {
 		name := ""
@@ -110,10 +117,23 @@ func CompileGate(text string, d *Definition) (*Gate, error) {
 		case *ast.IdentifierNode:
 			name = x.Value
 		case *ast.MemberNode:
-			if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == "hw" {
-				if s, ok := x.Property.(*ast.StringNode); ok {
-					name = s.Value
+			// hw.NAME and param["KEY"] are map lookups, which expr does
+			// not check: a typo would read 0 or nil. Check them here.
+			id, ok := x.Node.(*ast.IdentifierNode)
+			s, isStr := x.Property.(*ast.StringNode)
+			if !ok || !isStr || problem != "" {
+				break
+			}
+			switch {
+			case id.Value == "hw" && !metric[s.Value]:
+				problem = fmt.Sprintf("hw.%s: unknown metric", s.Value)
+				if sug := inputerr.Suggest(s.Value, d.Metrics); sug != "" {
+					problem += fmt.Sprintf("; did you mean %q?", sug)
 				}
+			case id.Value == "param" && !swept[s.Value]:
+				problem = fmt.Sprintf("param[%q]: not a swept key (swept: %s)", s.Value, strings.Join(keys, ", "))
+			case id.Value == "hw":
+				name = s.Value
 			}
 		}
 		if metric[name] && !seen[name] {
@@ -121,6 +141,9 @@ func CompileGate(text string, d *Definition) (*Gate, error) {
 			g.metrics = append(g.metrics, name)
 		}
 	}))
+	if problem != "" {
+		return nil, bad(problem)
+	}
 	return g, nil
 }
 
@@ -225,7 +248,11 @@ func FailureReport(r *Results, vs []Verdict) string {
 			if len(v.Failed) > 1 || len(exprs) > 1 {
 				fmt.Fprintf(&b, "[%s] ", g.Expr)
 			}
-			b.WriteString(g.Figures(r, v.Row))
+			if f := g.Figures(r, v.Row); f != "" {
+				b.WriteString(f)
+			} else {
+				b.WriteString("false")
+			}
 		}
 	}
 	return b.String()

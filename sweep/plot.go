@@ -52,30 +52,44 @@ type PlotFile struct {
 //   - a numeric and a text parameter (a queue type, a rejection policy):
 //     one line with bars per text value.
 //
-// Other shapes (no parameter, three or more, only text) return an error
-// wrapping ErrNoPlot saying so.
+// Other shapes (no parameter, three or more, only text, a shard's partial
+// results) return an error wrapping ErrNoPlot saying so.
 func Plots(r *Results, metric string) ([]PlotFile, error) {
-	j, ok := r.MetricIndex(metric)
-	if !ok {
-		return nil, unknownMetric("--plot-metric", metric, r.Definition.Metrics)
+	heat, lines, err := chartData(r, metric)
+	if err != nil {
+		return nil, err
 	}
 	d := &r.Definition
-	g := r.grid
-	numeric := make([]bool, len(g.Params))
-	for k, p := range g.Params {
-		numeric[k] = p.numeric()
-	}
 	title := fmt.Sprintf("%s · %d replications per point", d.Scenario, d.Replications)
 	if d.Precision > 0 {
 		title = fmt.Sprintf("%s · %s to ±%g%% (%d–%d replications)", d.Scenario, d.PrecisionMetric, d.Precision*100, d.Replications, d.MaxReplications)
 	}
-	errNote := "bars: 95% confidence (Student t) over the replications"
 	name := metric + ".png"
+	if heat != nil {
+		return []PlotFile{{name, func(w io.Writer) error { return plots.Heatmap(w, *heat, plots.Options{Title: title}) }}}, nil
+	}
+	return []PlotFile{{name, func(w io.Writer) error { return plots.SweepLines(w, *lines, plots.Options{Title: title}) }}}, nil
+}
+
+// chartData computes what Plots draws: a heatmap's grid or a sweep's
+// lines.
+func chartData(r *Results, metric string) (*plots.Grid, *plots.Sweep, error) {
+	j, ok := r.MetricIndex(metric)
+	if !ok {
+		return nil, nil, unknownMetric("--plot-metric", metric, r.Definition.Metrics)
+	}
+	d := &r.Definition
+	g := r.grid
+	if len(r.Rows) != g.Len() {
+		return nil, nil, fmt.Errorf("%w: charts need every point of the sweep (merge the shards first)", ErrNoPlot)
+	}
+	numeric := make([]bool, len(g.Params))
+	for k, p := range g.Params {
+		numeric[k] = p.numeric()
+	}
+	errNote := "bars: 95% confidence (Student t) over the replications"
 	mean := func(i int) float64 { return r.Rows[rowOf(r, i)].Mean[j] }
 	hw := func(i int) float64 { return r.Rows[rowOf(r, i)].HalfWidth[j] }
-	if len(r.Rows) != g.Len() {
-		return nil, fmt.Errorf("%w: plots need every point of the sweep (merge the shards first)", ErrNoPlot)
-	}
 	switch {
 	case len(g.Params) == 1 && numeric[0]:
 		p := g.Params[0]
@@ -84,26 +98,25 @@ func Plots(r *Results, metric string) ([]PlotFile, error) {
 			s.Y = append(s.Y, mean(i))
 			s.Err = append(s.Err, hw(i))
 		}
-		sw := plots.Sweep{XName: axisName(d.Params[0]), Metric: metricName(metric), ErrNote: errNote, Series: []plots.SweepSeries{s}}
-		return []PlotFile{{name, func(w io.Writer) error { return plots.SweepLines(w, sw, plots.Options{Title: title}) }}}, nil
+		return nil, &plots.Sweep{XName: axisName(d.Params[0]), Metric: metricName(metric), ErrNote: errNote, Series: []plots.SweepSeries{s}}, nil
 	case len(g.Params) == 2 && numeric[0] && numeric[1]:
 		px, py := g.Params[0], g.Params[1]
-		grid := plots.Grid{XName: axisName(d.Params[0]), YName: axisName(d.Params[1]), X: px.numbers(), Y: py.numbers(), Metric: metricName(metric)}
+		grid := &plots.Grid{XName: axisName(d.Params[0]), YName: axisName(d.Params[1]), X: px.numbers(), Y: py.numbers(), Metric: metricName(metric)}
 		for y := range py.Values {
 			row := make([]float64, len(px.Values))
 			for x := range px.Values {
-				row[x] = mean(x*len(py.Values) + y)
+				row[x] = mean(x*len(py.Values) + y) // grid order: the first parameter slowest
 			}
 			grid.Z = append(grid.Z, row)
 		}
-		return []PlotFile{{name, func(w io.Writer) error { return plots.Heatmap(w, grid, plots.Options{Title: title}) }}}, nil
+		return grid, nil, nil
 	case len(g.Params) == 2 && numeric[0] != numeric[1]:
 		xi, si := 0, 1
 		if !numeric[0] {
 			xi, si = 1, 0
 		}
 		px, ps := g.Params[xi], g.Params[si]
-		sw := plots.Sweep{XName: axisName(d.Params[xi]), Metric: metricName(metric), ErrNote: errNote}
+		sw := &plots.Sweep{XName: axisName(d.Params[xi]), Metric: metricName(metric), ErrNote: errNote}
 		for s, sv := range ps.Values {
 			ser := plots.SweepSeries{Name: ps.Key + "=" + sv.Text, X: px.numbers()}
 			for x := range px.Values {
@@ -116,13 +129,13 @@ func Plots(r *Results, metric string) ([]PlotFile, error) {
 			}
 			sw.Series = append(sw.Series, ser)
 		}
-		return []PlotFile{{name, func(w io.Writer) error { return plots.SweepLines(w, sw, plots.Options{Title: title}) }}}, nil
+		return nil, sw, nil
 	case len(g.Params) == 0:
-		return nil, fmt.Errorf("%w: nothing is swept", ErrNoPlot)
+		return nil, nil, fmt.Errorf("%w: nothing is swept", ErrNoPlot)
 	case len(g.Params) > 2:
-		return nil, fmt.Errorf("%w: charts show one or two swept parameters, this sweep has %d", ErrNoPlot, len(g.Params))
+		return nil, nil, fmt.Errorf("%w: charts show one or two swept parameters, this sweep has %d", ErrNoPlot, len(g.Params))
 	}
-	return nil, fmt.Errorf("%w: charts need a parameter with numeric values", ErrNoPlot)
+	return nil, nil, fmt.Errorf("%w: charts need a parameter with numeric values", ErrNoPlot)
 }
 
 // rowOf finds point i's row (rows are in grid order; a full sweep's row i
