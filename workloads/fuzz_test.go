@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,5 +199,46 @@ func TestArrivalsBoundedAndInOrder(t *testing.T) {
 		if n == 1000 {
 			t.Errorf("%s: still drawing arrivals after %v", tt.name, last)
 		}
+	}
+}
+
+// TestTraceBounds pins the trace reader's limits: a row cannot hold more
+// than textlimit.MaxLine bytes (an endless line used to be read into memory
+// whole), and times beyond 100 years are errors, no longer silently clamped.
+func TestTraceBounds(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		// A header without a line end that never stops: /dev/zero as a trace.
+		{"endless header", strings.Repeat("a", 2<<20), "t.csv:1: line longer than 1048576 bytes (a CSV trace: one short row per task)"},
+		// A long header: the message quotes a clipped column name.
+		{"long column name", strings.Repeat("a", 100) + "\n", `t.csv:1:1: header: unknown column "` + strings.Repeat("a", 40) + `…" (columns:`},
+		// A row of 2 MiB after a good one.
+		{"endless row", "arrival_s,service_s\n0,1\n" + strings.Repeat("1", 2<<20) + "\n", "t.csv:3: line longer than 1048576 bytes"},
+		// 1e300 s used to become 100 years without a word.
+		{"arrival beyond 100 years", "arrival_s,service_s\n1e300,1\n", `t.csv:2:1: arrival_s: is more than 100 years, got "1e300" (seconds from the start of the run, at most 3153600000)`},
+		{"service beyond 100 years", "arrival_s,service_s\n0,3153600001\n", `t.csv:2:3: service_s: is more than 100 years, got "3153600001" (seconds, at most 3153600000)`},
+	}
+	for _, tt := range tests {
+		s, err := ReadTrace(strings.NewReader(tt.in), "t.csv", 0, 1)
+		if err == nil {
+			for {
+				if _, ok := s.Next(); !ok {
+					break
+				}
+			}
+			err = s.Err()
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !inputerr.Is(err) {
+			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	// 100 years exactly is accepted.
+	s, err := ReadTrace(strings.NewReader("arrival_s,service_s\n3153600000,3153600000\n"), "t.csv", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := s.Next(); !ok || a.At != 3153600000*time.Second {
+		t.Errorf("100 years: %v %v %v", a, ok, s.Err())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/textlimit"
 )
 
 // Trace columns. arrival_s and service_s are required.
@@ -67,7 +68,7 @@ func unwrapPathError(err error) error {
 }
 
 func newTraceSource(r io.Reader, name string, failure float64, seed uint64) (*traceSource, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
+	cr := csv.NewReader(bufio.NewReaderSize(textlimit.Lines(r, textlimit.MaxLine), 64<<10))
 	cr.ReuseRecord = true
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
@@ -84,7 +85,7 @@ func newTraceSource(r io.Reader, name string, failure float64, seed uint64) (*tr
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if !utf8.ValidString(h) || !isKnownColumn(h) {
-			msg := fmt.Sprintf("unknown column %q", h)
+			msg := fmt.Sprintf("unknown column %q", clip(h))
 			if sug := inputerr.Suggest(h, traceColumns); sug != "" {
 				msg += fmt.Sprintf("; did you mean %q?", sug)
 			}
@@ -119,13 +120,30 @@ func (s *traceSource) csvError(err error) error {
 	if errors.As(err, &pe) {
 		return inputerr.New(s.name, pe.Line, pe.Column, "", fmt.Sprintf("malformed CSV: %v", pe.Err), "")
 	}
+	var le *textlimit.LineError
+	if errors.As(err, &le) {
+		return inputerr.New(s.name, le.Line, 0, "", fmt.Sprintf("line longer than %d bytes", le.Max), "a CSV trace: one short row per task")
+	}
 	return inputerr.New(s.name, 0, 0, "", fmt.Sprintf("reading trace: %v", err), "")
 }
 
 func (s *traceSource) fieldErr(rec []string, column, msg, allowed string) error {
 	i := s.col[column]
 	line, col := s.r.FieldPos(i)
-	return inputerr.New(s.name, line, col, column, fmt.Sprintf("%s, got %q", msg, rec[i]), allowed)
+	return inputerr.New(s.name, line, col, column, fmt.Sprintf("%s, got %q", msg, clip(rec[i])), allowed)
+}
+
+// clip shortens a value quoted in an error message to a readable length.
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func (s *traceSource) Next() (Arrival, bool) {
@@ -149,6 +167,10 @@ func (s *traceSource) Next() (Arrival, bool) {
 		s.err = s.fieldErr(rec, "arrival_s", "must be a number of seconds >= 0", "seconds from the start of the run")
 		return Arrival{}, false
 	}
+	if at > maxSeconds {
+		s.err = s.fieldErr(rec, "arrival_s", "is more than 100 years", "seconds from the start of the run, at most 3153600000")
+		return Arrival{}, false
+	}
 	a.At = seconds(at)
 	if a.At < s.last {
 		s.err = s.fieldErr(rec, "arrival_s", fmt.Sprintf("out of order: before the previous row's %gs", s.last.Seconds()), "rows sorted by arrival_s")
@@ -157,6 +179,10 @@ func (s *traceSource) Next() (Arrival, bool) {
 	svc, err := strconv.ParseFloat(strings.TrimSpace(rec[s.col["service_s"]]), 64)
 	if err != nil || math.IsNaN(svc) || math.IsInf(svc, 0) || svc < 0 {
 		s.err = s.fieldErr(rec, "service_s", "must be a number of seconds >= 0", "seconds")
+		return Arrival{}, false
+	}
+	if svc > maxSeconds {
+		s.err = s.fieldErr(rec, "service_s", "is more than 100 years", "seconds, at most 3153600000")
 		return Arrival{}, false
 	}
 	a.Service = seconds(svc)
