@@ -45,3 +45,4 @@ if [ ${#args[@]} -eq 0 ] || [[ "${args[*]}" != *./* ]]; then
   args+=(./...)
 fi
 go test -timeout 15m "${args[@]}"
+if [[ "${args[*]}" == *./...* ]]; then go run ./cmd/poolsim sweep scenarios/examples/sweep-ci-tomcat.yaml --param pool.max=100,200 --param workload.arrivals.rate=50/s:300/s:3:log --replications 3 --assert 'rejected == 0 && wait_p99_s < 0.2' --out "$(mktemp -d)"; fi  # a gated sweep, as users run one in CI (README: Sweeps in CI)

@@ -27,7 +27,7 @@ type Row struct {
 	// precision target).
 	Reached bool
 	// Incomplete counts replications that stopped early
-	// (limits.maxQueued); their metrics cover the time they ran.
+	// (a scenario limit); their metrics cover the time they ran.
 	Incomplete int
 	Seeds      []uint64
 	// Mean and HalfWidth follow Definition.Metrics.

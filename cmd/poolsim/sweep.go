@@ -251,7 +251,7 @@ func printSweep(w io.Writer, sw *sweep.Sweep, o *sweep.Outcome, out string, shar
 		}
 	}
 	if inc > 0 {
-		fmt.Fprintf(w, "  note      %d replications at %d points stopped early (limits.maxQueued); their metrics cover the time they ran\n", inc, at)
+		fmt.Fprintf(w, "  note      %d replications at %d points stopped early (a scenario limit); their metrics cover the time they ran\n", inc, at)
 	}
 	fmt.Fprintf(w, "  wrote     %s\n", outputsOf(out))
 }
