@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/textlimit"
 	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/workloads"
 )
@@ -24,15 +25,59 @@ import (
 // Load reads, overrides and validates the scenario file at path. sets are
 // --set KEY=VALUE overrides, applied in order before validation.
 func Load(path string, sets []string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", unwrapPath(err)), "")
+	}
+	defer f.Close()
+	data, err := textlimit.ReadAll(f, MaxFileBytes)
+	switch {
+	case errors.Is(err, textlimit.ErrTooLarge):
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("larger than %d bytes: not a scenario", MaxFileBytes), "a YAML scenario")
+	case err != nil:
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", unwrapPath(err)), "")
 	}
 	return Parse(data, path, sets)
+}
+
+// MaxFileBytes bounds a scenario file (far above any hand-written one), and
+// maxValues the YAML values it may hold once aliases are expanded, so that a
+// scenario cannot exhaust memory while it loads.
+const (
+	MaxFileBytes = 8 << 20
+	maxValues    = 1_000_000
+)
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// countValues counts the values under n with aliases expanded, stopping
+// past limit; memo holds the counts of anchored nodes already seen.
+func countValues(n *yaml.Node, limit int, memo map[*yaml.Node]int) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.AliasNode {
+		if c, ok := memo[n.Alias]; ok {
+			return c
+		}
+		memo[n.Alias] = limit + 1 // an alias inside its own anchor
+		c := countValues(n.Alias, limit, memo)
+		memo[n.Alias] = c
+		return c
+	}
+	c := 1
+	for _, k := range n.Content {
+		if c += countValues(k, limit, memo); c > limit {
+			return limit + 1
+		}
+	}
+	return c
 }
 
 // Parse is Load for scenario text already in memory; path locates errors
@@ -56,6 +101,9 @@ func Parse(data []byte, path string, sets []string) (*Scenario, error) {
 			return nil, yamlError(path, err)
 		}
 		return nil, inputerr.New(path, line, 0, "", "more than one YAML document", "one scenario per file")
+	}
+	if countValues(&doc, maxValues, map[*yaml.Node]int{}) > maxValues {
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("more than %d YAML values once aliases are expanded", maxValues), "a scenario of reasonable size")
 	}
 	root := resolve(&doc)
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
@@ -536,6 +584,9 @@ func (d *decoder) accessLog(n *yaml.Node, path, dir string) (*workloads.AccessLo
 		if errors.As(err, &pe) {
 			return nil, d.errAt(child(n, pe.Field), join(path, pe.Field), pe.Msg, pe.Allowed)
 		}
+		if ie, ok := err.(*inputerr.Error); ok && ie.Line == 0 && strings.HasPrefix(ie.Msg, "cannot open") {
+			return nil, d.errAt(fileNode, join(path, "file"), ie.Msg, "an access log, relative to the scenario's folder")
+		}
 		return nil, err
 	}
 	return a, nil
@@ -784,12 +835,15 @@ func readSamples(path, column string) ([]float64, error) {
 		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot open samples: %v", err), "")
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(textlimit.Lines(f, textlimit.MaxLine))
 	r.Comment = '#'
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
-	if err != nil {
+	if err == io.EOF {
 		return nil, inputerr.New(path, 1, 0, "", "no header", fmt.Sprintf("a CSV file with a %q column", column))
+	}
+	if err != nil {
+		return nil, samplesError(path, err)
 	}
 	idx := -1
 	for i, h := range header {
@@ -807,16 +861,15 @@ func readSamples(path, column string) ([]float64, error) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, inputerr.New(path, pe.Line, pe.Column, "", "malformed CSV: "+pe.Err.Error(), "")
-			}
-			return nil, err
+			return nil, samplesError(path, err)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[idx]), 64)
 		line, col := r.FieldPos(idx)
-		if err != nil || v < 0 || v != v {
-			return nil, inputerr.New(path, line, col, column, fmt.Sprintf("not a service time: %q", rec[idx]), "seconds >= 0")
+		if err != nil || v < 0 || v != v || v > workloads.MaxSeconds {
+			return nil, inputerr.New(path, line, col, column, fmt.Sprintf("not a service time: %q", clip(rec[idx])), "seconds from 0 to 3153600000 (100 years)")
+		}
+		if len(out) == maxSamples {
+			return nil, inputerr.New(path, line, 0, column, fmt.Sprintf("more than %d samples", maxSamples), "a sample of the service times, not all of them")
 		}
 		out = append(out, v)
 	}
@@ -824,6 +877,35 @@ func readSamples(path, column string) ([]float64, error) {
 		return nil, inputerr.New(path, 0, 0, column, "no samples", "one service time in seconds per row")
 	}
 	return out, nil
+}
+
+// maxSamples bounds an empirical law's samples (128 MB of them).
+const maxSamples = 1 << 24
+
+// samplesError turns a failed read of a samples file into an input error.
+func samplesError(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return inputerr.New(path, pe.Line, pe.Column, "", "malformed CSV: "+pe.Err.Error(), "")
+	}
+	var le *textlimit.LineError
+	if errors.As(err, &le) {
+		return inputerr.New(path, le.Line, 0, "", fmt.Sprintf("line longer than %d bytes", le.Max), "a CSV column of service times")
+	}
+	return inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read samples: %v", unwrapPath(err)), "")
+}
+
+// clip shortens a value quoted in an error message to a readable length.
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func (d *decoder) priority(n *yaml.Node, path string) (workloads.PrioritySpec, error) {

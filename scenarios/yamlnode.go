@@ -249,7 +249,7 @@ var rateRE = regexp.MustCompile(`^\s*([0-9.eE+-]+)\s*(?:/\s*(s|sec|second|m|min|
 
 // rate parses tasks per second: a number, or N/s, N/min, N/h.
 func (d *decoder) rate(n *yaml.Node, path string) (float64, error) {
-	const allowed = "a number per second, or N/s, N/min, N/h"
+	const allowed = "a number per second, or N/s, N/min, N/h; at most 1e9/s"
 	s, err := d.scalar(n, path, allowed)
 	if err != nil {
 		return 0, err
@@ -261,7 +261,12 @@ func (d *decoder) rate(n *yaml.Node, path string) (float64, error) {
 	return v, nil
 }
 
-// ParseRate parses a rate: a number per second, or N/s, N/min, N/h.
+// MaxRate is the fastest arrival rate: one task per nanosecond, the
+// virtual clock's resolution.
+const MaxRate = 1e9
+
+// ParseRate parses a rate: a number per second, or N/s, N/min, N/h, at
+// most MaxRate.
 func ParseRate(s string) (float64, error) {
 	m := rateRE.FindStringSubmatch(s)
 	if m == nil {
@@ -279,6 +284,9 @@ func ParseRate(s string) (float64, error) {
 		v /= 60
 	case "h", "hour":
 		v /= 3600
+	}
+	if v > MaxRate {
+		return 0, fmt.Errorf("%q is faster than the clock: more than one task per nanosecond", s)
 	}
 	return v, nil
 }

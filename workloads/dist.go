@@ -172,9 +172,9 @@ func weibullShape(cv float64) (float64, error) {
 	return (lo + hi) / 2, nil
 }
 
-// maxSeconds is the longest time a workload holds: 100 years. Drawn times
-// are clamped to it; read ones (traces) beyond it are errors.
-const maxSeconds = 100 * 365 * 24 * 3600
+// MaxSeconds is the longest time a workload holds: 100 years. Drawn times
+// are clamped to it; read ones (traces, samples) beyond it are errors.
+const MaxSeconds = 100 * 365 * 24 * 3600
 
 // seconds converts a drawn value to a duration, rounding to the nanosecond
 // and clamping to [0, 100 years] so a heavy tail cannot overflow the clock.
@@ -182,8 +182,8 @@ func seconds(x float64) time.Duration {
 	switch {
 	case !(x > 0):
 		return 0
-	case x > maxSeconds:
-		return maxSeconds * time.Second
+	case x > MaxSeconds:
+		return MaxSeconds * time.Second
 	}
 	return time.Duration(math.Round(x * 1e9))
 }

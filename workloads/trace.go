@@ -167,7 +167,7 @@ func (s *traceSource) Next() (Arrival, bool) {
 		s.err = s.fieldErr(rec, "arrival_s", "must be a number of seconds >= 0", "seconds from the start of the run")
 		return Arrival{}, false
 	}
-	if at > maxSeconds {
+	if at > MaxSeconds {
 		s.err = s.fieldErr(rec, "arrival_s", "is more than 100 years", "seconds from the start of the run, at most 3153600000")
 		return Arrival{}, false
 	}
@@ -181,7 +181,7 @@ func (s *traceSource) Next() (Arrival, bool) {
 		s.err = s.fieldErr(rec, "service_s", "must be a number of seconds >= 0", "seconds")
 		return Arrival{}, false
 	}
-	if svc > maxSeconds {
+	if svc > MaxSeconds {
 		s.err = s.fieldErr(rec, "service_s", "is more than 100 years", "seconds, at most 3153600000")
 		return Arrival{}, false
 	}

@@ -3,9 +3,11 @@ package accesslog
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -396,7 +398,7 @@ func (p *Parser) readLine() ([]byte, bool) {
 			continue
 		}
 		if err != nil && err != io.EOF {
-			p.err = fmt.Errorf("accesslog: reading %s: %w", p.name, err)
+			p.err = &inputerr.Error{File: p.name, Msg: fmt.Sprintf("cannot read the log: %v", unwrapPath(err)), Err: err}
 			return nil, false
 		}
 		if err == io.EOF && len(p.buf) == 0 && !p.longLn {
@@ -931,4 +933,14 @@ func (p *Parser) consistent(service, res time.Duration, ce element, other string
 		step = time.Millisecond // seconds.millis
 	}
 	return service < o+step && o < service+res
+}
+
+// unwrapPath drops the path an *os.PathError repeats: messages name the
+// file once.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package accesslog
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -151,7 +152,11 @@ func RequiredWindow(r io.Reader, name string, opt Options) (time.Duration, Stats
 func OpenSorted(path string, opt Options) (*Sorter, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("accesslog: opening %s: %w", path, err)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &inputerr.Error{File: path, Msg: fmt.Sprintf("cannot open access log: %v", err), Err: err}
 	}
 	w, _, err := RequiredWindow(f, path, opt)
 	if err != nil {
@@ -160,7 +165,8 @@ func OpenSorted(path string, opt Options) (*Sorter, error) {
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("accesslog: rewinding %s: %w", path, err)
+		return nil, &inputerr.Error{File: path, Msg: "cannot read the log twice (it is read once to measure its disorder, then replayed)",
+			Allowed: "a regular file, not a pipe", Err: err}
 	}
 	p, err := Parse(f, path, opt)
 	if err != nil {
