@@ -175,8 +175,11 @@ func (g *Gate) Figures(r *Results, row *Row) string {
 // figure prints a mean and its half-width compactly.
 func figure(mean, hw float64) string {
 	f := func(x float64) string {
-		if math.IsNaN(x) {
+		switch {
+		case math.IsNaN(x):
 			return "null"
+		case math.Abs(x) >= 1000 && math.Abs(x) < 1e15:
+			return strconv.FormatFloat(x, 'f', 0, 64) // 19681, not 1.968e+04
 		}
 		return strconv.FormatFloat(x, 'g', 4, 64)
 	}
