@@ -164,6 +164,19 @@ type Summary struct {
 	SimTime  float64 `json:"sim_time_s"`
 	Warmup   float64 `json:"warmup_s"`
 	Complete bool    `json:"complete"`
+
+	// What the limits did (sim/limits.go): capped is true when a limit
+	// changed the run; the estimates of what would have happened without
+	// them are null otherwise.
+	Capped           bool   `json:"capped"`
+	Interrupted      bool   `json:"interrupted"`
+	StopReason       string `json:"stop_reason"`
+	MaxThreadsLimit  int    `json:"max_threads_limit"`
+	MaxQueuedLimit   int    `json:"max_queued_limit"`
+	EstPeakThreads   Stat   `json:"est_peak_threads"`
+	EstPeakThreadsAt Stat   `json:"est_peak_threads_at_s"`
+	QueueGrowthPerS  Stat   `json:"queue_growth_per_s"`
+	EstQueueEnd      Stat   `json:"est_queue_end"`
 }
 
 // Perf is perf.json: how fast the run went on this machine. It is the only
@@ -293,11 +306,8 @@ func (r *runner) result() *Result {
 	res := &Result{Summary: s, Complete: !r.stopped, StopReason: r.stopReason, Applied: rec.applied,
 		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
 		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
-	if rec.haveThreadFailure {
-		res.Findings = append(res.Findings, fmt.Sprintf(
-			"the OS refused a new thread at t=%v (limit %d threads): %d tasks were lost with OutOfMemoryError: unable to create native thread (R11, P3)",
-			rec.firstThreadFailure, r.sc.Pool.ThreadLimit, rec.lost[model.ThreadStartFailed]))
-	}
+	r.lim.summarize(&res.Summary, r.interrupted, r.stopReason)
+	res.Findings = append(res.Findings, r.lim.findings(r.sc, rec.lost[model.ThreadStartFailed])...)
 	if r.stopped {
 		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", r.now, r.stopReason))
 	}

@@ -246,6 +246,9 @@ func (r *runner) Lost(now time.Duration, t *model.Task, why model.Outcome) {
 	rec := r.rec
 	rec.discarded++
 	rec.lost[why]++
+	if why == model.ThreadStartFailed {
+		r.lim.refuse(now, t.Service, r.sc.Duration)
+	}
 	if why == model.ThreadStartFailed && !rec.haveThreadFailure {
 		rec.haveThreadFailure, rec.firstThreadFailure = true, now
 	}

@@ -101,6 +101,8 @@ type runner struct {
 	nextSnap       int
 	stopped        bool
 	stopReason     string
+	interrupted    bool     // stopped by the context (SIGINT, SIGTERM)
+	lim            *limiter // limits.maxThreads and maxQueued (limits.go)
 	events         int64
 	tl             *timelineWriter
 	snapshotsTaken int
@@ -123,12 +125,16 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 		}
 	}
 	r.src = src
-	pool, err := model.New(0, sc.Pool.Config, r)
+	r.lim = newLimiter(sc)
+	cfg := sc.Pool.Config
+	cfg.ThreadLimit = r.lim.MaxThreads
+	pool, err := model.New(0, cfg, r)
 	if err != nil {
 		src.Close()
 		return nil, scenarioErr(sc, "pool", err)
 	}
 	r.pool = pool
+	r.lim.constructed(cfg, pool.PoolSize())
 	// Runtime events are validated in time order; snapshots are sorted here.
 	r.snapAt = append([]time.Duration(nil), sc.Snapshots...)
 	slices.Sort(r.snapAt)
@@ -225,6 +231,7 @@ func (r *runner) loop(ctx context.Context) error {
 		r.events++
 		if r.events%ctxCheckEvery == 0 && ctx.Err() != nil {
 			r.stop(ev.at, "interrupted")
+			r.interrupted = true
 			break
 		}
 		r.rec.advance(ev.at)
@@ -255,8 +262,8 @@ func (r *runner) loop(ctx context.Context) error {
 			}
 		}
 		r.rec.settle(r.now, r.pool)
-		if lim := r.sc.Limits.MaxQueued; lim > 0 && r.pool.QueueLen() >= lim {
-			r.stop(r.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", lim))
+		if r.lim.queueFull(r.now, r.pool.QueueLen(), r.sc.Duration) {
+			r.stop(r.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", r.lim.MaxQueued))
 		}
 		if r.opt.CheckInvariants {
 			r.pool.CheckInvariants()
