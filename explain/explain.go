@@ -253,6 +253,8 @@ func (e *Explanation) analyse() {
 
 	// Why timed or untimed.
 	switch {
+	case st.IdleTimed > 0 && c.Core == 0 && !c.CoreTimeOut:
+		e.add("Why TIMED_WAITING", "core is 0, so every worker is above core: each idle worker waits in poll(%v) and dies when that wait ends without a task (R15b, R16; the cached pool, R83).", c.KeepAlive)
 	case st.IdleTimed > 0 && st.Untimed < 0.5 && !c.CoreTimeOut:
 		e.add("Why TIMED_WAITING", "the pool has more workers (%s) than core (%d), so every worker that starts to wait computes timed = allowCoreThreadTimeOut || workerCount > corePoolSize = true and waits in poll(%v) (R15b, R77). Nothing marks %d of them as \"core\": workers are interchangeable (R16), and WAITING appears only once the pool is back to %d.",
 			f1(st.Mean), c.Core, c.KeepAlive, c.Core, c.Core)

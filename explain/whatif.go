@@ -19,14 +19,18 @@ func (e *Explanation) whatIfs() []WhatIf {
 	idle := st.IdleTimed + st.Untimed
 
 	fifo := c.HandOff() == model.FIFO
-	plateau := c.KeepAlive > 0 && st.Mean > float64(c.Core)+1 && idle > 1
+	// A plateau worth discussing: more idle workers than core explains and
+	// than are busy.
+	plateau := c.KeepAlive > 0 && st.Mean > float64(c.Core)+1 && idle >= 3 && idle > st.Busy
 	if plateau {
 		if k := shorterKeepAlive(c.KeepAlive); k > 0 {
-			add(fmt.Sprintf("keepAlive %v → %v", c.KeepAlive, k),
-				"idle workers die sooner; with a FIFO hand-off the plateau scales with keepAlive (R79)",
-				"pool.keepAlive="+k.String())
+			why := "idle workers die sooner after a peak (R16)"
+			if fifo && e.Process != "burst" {
+				why = "idle workers die sooner; with a FIFO hand-off the plateau scales with keepAlive (R79)"
+			}
+			add(fmt.Sprintf("keepAlive %v → %v", c.KeepAlive, k), why, "pool.keepAlive="+k.String())
 		}
-		if fifo {
+		if fifo && e.Process != "burst" {
 			add("LIFO hand-off (a custom queue)",
 				"the most recently idle worker gets each task, so the others expire and the pool follows the concurrency actually needed (R55, R79); stock JDK and Tomcat queues cannot do this",
 				"pool.queue.handOff=lifo")
@@ -36,7 +40,11 @@ func (e *Explanation) whatIfs() []WhatIf {
 		if m := int(math.Round(st.Mean / 2)); m >= max(c.Core, 1) && m < c.Max {
 			why := "caps the pool at that value (R79)"
 			if float64(m) < e.Base.PeakBusy {
-				why += fmt.Sprintf("; but the peak kept up to %s workers busy, so peak requests would queue (see the peak wait p99)", f0(e.Base.PeakBusy))
+				if c.Queue == model.Synchronous || (c.QueueCapacity != model.Unbounded && c.Flavor == model.JDK) {
+					why += fmt.Sprintf("; but the peak kept up to %s workers busy, so peak requests would be rejected (see rejected)", f0(e.Base.PeakBusy))
+				} else {
+					why += fmt.Sprintf("; but the peak kept up to %s workers busy, so peak requests would queue (see the peak wait p99)", f0(e.Base.PeakBusy))
+				}
 			}
 			add(fmt.Sprintf("max %s → %d", sizeText(c.Max), m), why, fmt.Sprintf("pool.max=%d", m))
 		}
@@ -166,8 +174,8 @@ func (e *Explanation) Text() string {
 func metricRow(name string, m, base Metrics) []string {
 	rel := func(v, b float64) string {
 		s := f1(v)
-		if name != "as configured" && b > 0 && math.Abs(v-b) > 1e-9 {
-			s += fmt.Sprintf(" (%+.0f%%)", 100*(v-b)/b)
+		if r := 100 * (v - b) / b; name != "as configured" && b >= 1 && math.Abs(r) >= 0.5 {
+			s += fmt.Sprintf(" (%+.0f%%)", r)
 		}
 		return s
 	}
