@@ -1,0 +1,530 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// This file runs a Script on poolsim's simulator instead of the real JVM, and returns what
+// happened in the harness's own shape (a Result), so that a test can hold the two side by
+// side: samples at the same instants, the same task ids with their worker indexes and
+// outcomes, the same worker creation indexes.
+
+// SampleTimes returns the instants, in milliseconds, at which the harness samples the pool:
+// the every/from/until series and the at list, sorted, without duplicates (as Script.java
+// keeps them).
+func (s Script) SampleTimes() []int64 {
+	var out []int64
+	if s.Samples.EveryMs > 0 {
+		for t := s.Samples.FromMs; t <= s.Samples.UntilMs; t += s.Samples.EveryMs {
+			out = append(out, t)
+		}
+	}
+	out = append(out, s.Samples.AtMs...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// simSample is the simulator's timeline resolution in a translated scenario: one sample per
+// millisecond, so that every scripted sample time (whole milliseconds) is a simulated one.
+const simSample = time.Millisecond
+
+// Scenario translates the script into a simulator scenario: the same pool (JDK or Tomcat;
+// Jetty is not modelled), Duration EndMs, one timeline sample per millisecond, and the set and
+// shutdown directives as runtime events — one event per changed key, in the order the harness
+// calls the setters, so that each setter's side effects (R21–R24) happen in the same order.
+// The workload is not part of the scenario: pass ScriptSource(s) as sim.Options.Workload.
+func (s Script) Scenario() (*scenarios.Scenario, error) {
+	cfg, preset, prefix, err := s.Pool.config()
+	if err != nil {
+		return nil, err
+	}
+	if s.EndMs <= 0 {
+		return nil, fmt.Errorf("conformance: scenario: end at %d ms: must be > 0", s.EndMs)
+	}
+	sc := &scenarios.Scenario{
+		Name:         "conformance",
+		Description:  "a conformance.Script replayed on the simulator",
+		Seed:         1,
+		Duration:     time.Duration(s.EndMs) * time.Millisecond,
+		Sample:       simSample,
+		Pool:         scenarios.Pool{Preset: preset, ThreadNamePrefix: prefix, Config: cfg},
+		WorkloadForm: "trace",
+		Text:         []byte(s.String()),
+	}
+	// Lines as String writes them: the pool on line 1, then the timed directives in stable
+	// time order, submits before sets before shutdowns; the line numbers locate errors.
+	type directive struct {
+		at   int64
+		kind int // 0 submit, 1 set, 2 shutdown
+		idx  int
+	}
+	var ds []directive
+	for i, u := range s.Submits {
+		ds = append(ds, directive{u.AtMs, 0, i})
+	}
+	for i, e := range s.Sets {
+		ds = append(ds, directive{e.AtMs, 1, i})
+	}
+	for i, e := range s.Shutdowns {
+		ds = append(ds, directive{e.AtMs, 2, i})
+	}
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].at < ds[j].at })
+	for k, d := range ds {
+		line := k + 2
+		at := time.Duration(d.at) * time.Millisecond
+		switch d.kind {
+		case 1:
+			for _, c := range s.Sets[d.idx].Changes {
+				ev, err := change(c, at, line)
+				if err != nil {
+					return nil, err
+				}
+				sc.Events = append(sc.Events, ev)
+			}
+		case 2:
+			how := "graceful"
+			if s.Shutdowns[d.idx].Now {
+				how = "now"
+			}
+			sc.Events = append(sc.Events, scenarios.Event{At: at, Line: line, Shutdown: how})
+		}
+	}
+	return sc, nil
+}
+
+// change turns one key of a set directive into a runtime event.
+func change(c Change, at time.Duration, line int) (scenarios.Event, error) {
+	ev := scenarios.Event{At: at, Line: line}
+	bad := func(err error) (scenarios.Event, error) {
+		return scenarios.Event{}, fmt.Errorf("conformance: scenario: line %d: set %s=%s: %w", line, c.Key, c.Value, err)
+	}
+	switch c.Key {
+	case "core", "max":
+		n := Unbounded
+		if c.Value != "unbounded" {
+			v, err := strconv.Atoi(c.Value)
+			if err != nil {
+				return bad(err)
+			}
+			n = v
+		}
+		if c.Key == "core" {
+			ev.Core = &n
+		} else {
+			ev.Max = &n
+		}
+	case "keepAliveMs":
+		v, err := strconv.ParseInt(c.Value, 10, 64)
+		if err != nil {
+			return bad(err)
+		}
+		d := time.Duration(v) * time.Millisecond
+		ev.KeepAlive = &d
+	case "allowCoreThreadTimeOut":
+		v, err := strconv.ParseBool(c.Value)
+		if err != nil {
+			return bad(err)
+		}
+		ev.CoreTimeOut = &v
+	default:
+		return bad(fmt.Errorf("unknown key (core, max, keepAliveMs, allowCoreThreadTimeOut)"))
+	}
+	return ev, nil
+}
+
+// config translates the pool directive into the model's configuration, with the harness's
+// defaults for the keys a Pool leaves out.
+func (p Pool) config() (cfg model.Config, preset, prefix string, err error) {
+	bad := func(format string, a ...any) (model.Config, string, string, error) {
+		return model.Config{}, "", "", fmt.Errorf("conformance: scenario: pool: "+format, a...)
+	}
+	cfg = model.Config{
+		Core:        p.Core,
+		Max:         p.Max,
+		KeepAlive:   time.Duration(p.KeepAliveMs) * time.Millisecond,
+		CoreTimeOut: p.AllowCoreThreadTimeOut,
+		Prestart:    p.Prestart,
+		Fair:        p.Fair,
+	}
+	switch p.Rejection {
+	case RejectAbort, "":
+		cfg.Rejection = model.AbortPolicy
+	case RejectCallerRuns:
+		cfg.Rejection = model.CallerRunsPolicy
+	case RejectDiscard:
+		cfg.Rejection = model.DiscardPolicy
+	case RejectDiscardOldest:
+		cfg.Rejection = model.DiscardOldestPolicy
+	default:
+		return bad("unknown rejection %q", p.Rejection)
+	}
+	capacity := p.Capacity
+	switch p.Kind {
+	case KindJDK:
+		cfg.Flavor, preset, prefix = model.JDK, "jdk", "pool-1-thread-"
+		switch p.Queue {
+		case QueueLinked, "":
+			cfg.Queue = model.Linked
+			if capacity == 0 {
+				capacity = Unbounded
+			}
+		case QueueArray:
+			cfg.Queue = model.Array
+			if capacity == 0 {
+				return bad("an array queue needs a capacity")
+			}
+		case QueueSynchronous:
+			cfg.Queue = model.Synchronous
+			if capacity != 0 {
+				return bad("a synchronous queue has no capacity, got %d", capacity)
+			}
+		case QueuePriority:
+			cfg.Queue = model.Priority
+			if capacity != 0 && capacity != Unbounded {
+				return bad("a priority queue is unbounded, got capacity %d", capacity)
+			}
+			capacity = Unbounded
+		default:
+			return bad("unknown queue %q", p.Queue)
+		}
+	case KindTomcat:
+		if p.Queue != "" || p.Fair {
+			return bad("Tomcat's queue is always a TaskQueue: leave queue and fair out")
+		}
+		// The constructor prestarts the core threads (R65); TaskQueue(capacity), default
+		// Integer.MAX_VALUE (R73).
+		cfg.Flavor, preset, prefix = model.Tomcat, "tomcat", "tomcat-exec-"
+		cfg.Queue, cfg.Prestart = model.TaskQueue, true
+		if capacity == 0 {
+			capacity = Unbounded
+		}
+	case KindJetty:
+		return bad("kind jetty: the simulator models the JDK and Tomcat pools only")
+	default:
+		return bad("unknown kind %q", p.Kind)
+	}
+	cfg.QueueCapacity = capacity
+	if err := cfg.Validate(); err != nil {
+		return model.Config{}, "", "", fmt.Errorf("conformance: scenario: pool: %w", err)
+	}
+	return cfg, preset, prefix, nil
+}
+
+// scriptSource replays a script's submissions as a workload, in the harness's order (stable
+// time order). The simulator numbers tasks 1, 2, … in that order; ids maps them back.
+type scriptSource struct {
+	arrivals []workloads.Arrival
+	ids      []int // ids[k] is the script id of the simulator's task k+1
+	next     int
+	calls    int // Next calls so far
+}
+
+// ScriptSource returns the script's submissions as a simulator workload: each at its time,
+// with its service time, priority and failure. The simulator numbers the tasks 1, 2, … in
+// submission order; the k-th is the k-th of s.Submits in stable time order.
+func ScriptSource(s Script) workloads.Source { return newScriptSource(s) }
+
+func newScriptSource(s Script) *scriptSource {
+	subs := slices.Clone(s.Submits)
+	sort.SliceStable(subs, func(i, j int) bool { return subs[i].AtMs < subs[j].AtMs })
+	src := &scriptSource{}
+	for _, u := range subs {
+		src.arrivals = append(src.arrivals, workloads.Arrival{
+			At:       time.Duration(u.AtMs) * time.Millisecond,
+			Service:  time.Duration(u.ServiceMs) * time.Millisecond,
+			Priority: int32(u.Priority),
+			Fails:    u.Fail,
+		})
+		src.ids = append(src.ids, u.ID)
+	}
+	return src
+}
+
+func (s *scriptSource) Next() (workloads.Arrival, bool) {
+	s.calls++
+	if s.next >= len(s.arrivals) {
+		return workloads.Arrival{}, false
+	}
+	s.next++
+	return s.arrivals[s.next-1], true
+}
+
+func (s *scriptSource) Err() error   { return nil }
+func (s *scriptSource) Close() error { return nil }
+
+// Simulation is a script run on the simulator.
+type Simulation struct {
+	// Result is the run in the harness's shape. Samples are taken at SampleTimes, after
+	// every event at that instant; Busy, BusyCounter and Active are the workers running a
+	// task, Other is 0, SubmittedCount is Tomcat's submittedCount (−1 for the JDK pool), and
+	// LateMs is 0. Tasks are in the script's Submits order, with exact times. Workers are in
+	// creation order, named as the real pool names them. Events hold the set, shutdown and
+	// shutdownNow directives (shutdownNow: drained=N) and the end, whose drained=N counts the
+	// tasks still queued, which the harness's final shutdownNow drains. Timing and Output
+	// are empty.
+	Result *Result
+	// Summary is the simulator's summary of the run.
+	Summary sim.Summary
+	// Transitions are the instants at which something observable happened: a submission, a
+	// task's start or end, a set or shutdown directive, or a change of the pool's size,
+	// worker states, queue length, completed count, largest size or run state (a keepAlive
+	// expiry, a worker exit). Sorted, without duplicates.
+	Transitions []time.Duration
+}
+
+// QuietMs returns how far the sample time tMs is from the nearest transition, in
+// milliseconds (+Inf when there is none).
+func (m *Simulation) QuietMs(tMs int64) float64 {
+	t := time.Duration(tMs) * time.Millisecond
+	i, _ := slices.BinarySearch(m.Transitions, t)
+	d := math.Inf(1)
+	if i < len(m.Transitions) {
+		d = math.Min(d, float64(m.Transitions[i]-t)/float64(time.Millisecond))
+	}
+	if i > 0 {
+		d = math.Min(d, float64(t-m.Transitions[i-1])/float64(time.Millisecond))
+	}
+	return d
+}
+
+// observed is the part of the pool's state a sample or a transition is made of.
+type observed struct {
+	pool, busy, timed, untimed, queue, largest int
+	completed                                  int64
+	state                                      model.RunState
+}
+
+func observe(p *model.Pool) observed {
+	return observed{
+		pool: p.PoolSize(), busy: p.Count(model.Running), timed: p.Count(model.IdleTimed),
+		untimed: p.Count(model.IdleUntimed), queue: p.QueueLen(), largest: p.LargestPoolSize(),
+		completed: p.CompletedTaskCount(), state: p.RunState(),
+	}
+}
+
+// Simulate runs the script on the simulator (with its invariant checks on) and returns what
+// happened in the harness's shape. Which worker ran which task, and what became of the
+// tasks that never ran, are read from the model itself after every event: a task that left
+// the queue without starting was drained if shutdownNow came at that event, else dropped by
+// DiscardOldestPolicy; a submitted task that never entered the queue nor ran was refused by
+// the rejection handler (rejected under AbortPolicy, which throws; discarded otherwise, R32–R36).
+func Simulate(ctx context.Context, s Script) (*Simulation, error) {
+	sc, err := s.Scenario()
+	if err != nil {
+		return nil, err
+	}
+	src := newScriptSource(s)
+	index := make(map[uint64]int, len(s.Submits)) // simulator task id → index in s.Submits
+	byID := make(map[int]int, len(s.Submits))
+	for i, u := range s.Submits {
+		byID[u.ID] = i
+	}
+	for k, id := range src.ids {
+		index[uint64(k+1)] = byID[id]
+	}
+	nan := math.NaN()
+	res := &Result{Timing: map[string]string{}}
+	res.Tasks = make([]Task, len(s.Submits))
+	for i, u := range s.Submits {
+		res.Tasks[i] = Task{ID: u.ID, Worker: -1, SubmitMs: nan, StartMs: nan, EndMs: nan, Outcome: OutcomeUnsubmitted}
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+	wantSample := map[int64]bool{}
+	for _, t := range s.SampleTimes() {
+		wantSample[t] = true
+	}
+	tomcat := sc.Pool.Flavor == model.Tomcat
+
+	var (
+		sampled     bool // the event just processed was a timeline sample
+		taskEvents  int  // OnTask calls since the last event
+		submitted   int  // simulator tasks submitted so far
+		prev        observed
+		havePrev    bool
+		queued      = map[uint64]bool{}
+		removed     = map[int]Outcome{} // index → drained or discarded, for tasks that left the queue unrun
+		live        = map[int]int{}     // worker id → index in res.Workers
+		transitions []time.Duration
+		drainedAt   = map[time.Duration]int{}
+		simErr      error
+	)
+	opts := sim.Options{
+		Workload:        src,
+		CheckInvariants: true,
+		OnSample: func(x sim.Sample) {
+			sampled = true
+			if x.T%time.Millisecond != 0 || !wantSample[int64(x.T/time.Millisecond)] {
+				return
+			}
+			res.Samples = append(res.Samples, Sample{
+				TMs: int64(x.T / time.Millisecond), PoolSize: x.PoolSize, Busy: x.Busy, IdleTimed: x.IdleTimed,
+				IdleUntimed: x.IdleUntimed, QueueLen: x.Queue, Completed: x.Completed, Rejected: x.Rejected,
+				Largest: x.Largest, BusyCounter: x.Busy, Active: x.Busy, SubmittedCount: -1,
+			})
+		},
+		OnTask: func(e sim.TaskEvent) {
+			taskEvents++
+			i, ok := index[e.TaskID]
+			if !ok {
+				simErr = fmt.Errorf("conformance: simulate: task event for unknown task %d", e.TaskID)
+				return
+			}
+			tk := &res.Tasks[i]
+			if e.End {
+				tk.EndMs = ms(e.T)
+				return
+			}
+			tk.StartMs, tk.Worker = ms(e.T), e.Worker
+			tk.Outcome = OutcomePool
+			if e.Worker == 0 {
+				tk.Outcome = OutcomeCaller
+			}
+		},
+	}
+	opts.Observe = func(now time.Duration, p *model.Pool) {
+		if sampled {
+			// A sample changes nothing; it only needs Tomcat's submittedCount, which the
+			// timeline does not carry.
+			sampled = false
+			if n := len(res.Samples); n > 0 && res.Samples[n-1].TMs == int64(now/time.Millisecond) && now%time.Millisecond == 0 {
+				if tomcat {
+					res.Samples[n-1].SubmittedCount = p.SubmittedCount()
+				}
+			}
+			return
+		}
+		changed := taskEvents > 0
+		taskEvents = 0
+		// The runner pulls each arrival from the source just after submitting the previous
+		// one, so after an event src.calls−1 tasks have been submitted.
+		for submitted < src.calls-1 && submitted < len(src.ids) {
+			submitted++
+			res.Tasks[index[uint64(submitted)]].SubmitMs = ms(now)
+			changed = true
+		}
+		cur := observe(p)
+		if !havePrev || cur != prev {
+			changed = true
+		}
+		stopNow := havePrev && prev.state < model.PoolStop && cur.state >= model.PoolStop
+		prev, havePrev = cur, true
+		// Tasks that left the queue without starting.
+		now2 := map[uint64]bool{}
+		p.Queued(func(t *model.Task) { now2[t.ID] = true })
+		for id := range queued {
+			if now2[id] {
+				continue
+			}
+			i := index[id]
+			if !math.IsNaN(res.Tasks[i].StartMs) {
+				continue
+			}
+			if stopNow {
+				removed[i] = OutcomeDrained
+				drainedAt[now]++
+			} else {
+				removed[i] = OutcomeDiscarded
+			}
+		}
+		queued = now2
+		// Workers created and exited.
+		seen := map[int]bool{}
+		p.Workers(func(w *model.Worker) {
+			seen[w.ID] = true
+			if _, ok := live[w.ID]; !ok {
+				live[w.ID] = len(res.Workers)
+				res.Workers = append(res.Workers, Worker{Index: w.ID, CreatedMs: ms(w.Created), ExitedMs: nan,
+					Name: sc.Pool.ThreadNamePrefix + strconv.Itoa(w.ID)})
+			}
+		})
+		for id, i := range live {
+			if !seen[id] {
+				res.Workers[i].ExitedMs = ms(now)
+				delete(live, id)
+			}
+		}
+		if changed {
+			transitions = append(transitions, now)
+		}
+	}
+	out, err := sim.Run(ctx, sc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: simulate: %w", err)
+	}
+	if simErr != nil {
+		return nil, simErr
+	}
+	if !out.Complete {
+		return nil, fmt.Errorf("conformance: simulate: the run stopped early: %s", out.StopReason)
+	}
+	if int64(submitted) != out.Summary.Submitted {
+		return nil, fmt.Errorf("conformance: simulate: tracked %d submissions, the simulator counted %d", submitted, out.Summary.Submitted)
+	}
+	policy := sc.Pool.Rejection
+	endDrained := 0
+	for k := 1; k <= submitted; k++ {
+		i := index[uint64(k)]
+		tk := &res.Tasks[i]
+		switch {
+		case !math.IsNaN(tk.StartMs):
+			if math.IsNaN(tk.EndMs) || tk.EndMs > float64(s.EndMs) {
+				// Still running at the end, where the harness's shutdownNow interrupts it.
+				tk.EndMs = nan
+				tk.Unfinished = true
+			}
+		case queued[uint64(k)]:
+			tk.Outcome = OutcomeDrained // the harness's final shutdownNow returns it
+			endDrained++
+		case removed[i] != "":
+			tk.Outcome = removed[i]
+		case policy == model.AbortPolicy:
+			tk.Outcome = OutcomeRejected
+		default:
+			tk.Outcome = OutcomeDiscarded
+		}
+		if tk.Outcome == OutcomeCaller && tk.EndMs > float64(s.EndMs) {
+			tk.EndMs, tk.Unfinished = nan, true
+		}
+		tk.Failed = s.Submits[i].Fail && !tk.Unfinished && !math.IsNaN(tk.StartMs)
+	}
+	for _, e := range s.Sets {
+		d := ""
+		for k, c := range e.Changes {
+			if k > 0 {
+				d += " "
+			}
+			d += c.Key + "=" + c.Value
+		}
+		res.Events = append(res.Events, Event{AtMs: e.AtMs, ActualMs: float64(e.AtMs), Kind: "set", Detail: d})
+	}
+	for _, e := range s.Shutdowns {
+		ev := Event{AtMs: e.AtMs, ActualMs: float64(e.AtMs), Kind: "shutdown"}
+		if e.Now {
+			ev.Kind = "shutdownNow"
+			ev.Detail = "drained=" + strconv.Itoa(drainedAt[time.Duration(e.AtMs)*time.Millisecond])
+		}
+		res.Events = append(res.Events, ev)
+	}
+	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].AtMs < res.Events[j].AtMs })
+	res.Events = append(res.Events, Event{AtMs: s.EndMs, ActualMs: float64(s.EndMs), Kind: "end", Detail: "drained=" + strconv.Itoa(endDrained)})
+	for _, e := range s.Sets {
+		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)
+	}
+	for _, e := range s.Shutdowns {
+		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)
+	}
+	slices.Sort(transitions)
+	return &Simulation{Result: res, Summary: out.Summary, Transitions: slices.Compact(transitions)}, nil
+}
