@@ -408,7 +408,7 @@ func (p *barProgress) Start(total, resumed int) {
 		progressbar.OptionSetItsString("points"),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionFullWidth(),
+		progressbar.OptionSetWidth(40),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionShowElapsedTimeOnFinish(),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.w) }),
