@@ -272,9 +272,15 @@ func TestLoadBounds(t *testing.T) {
 		// A sample beyond 100 years used to be clamped silently.
 		{"sample beyond 100 years", write("sb.yaml", head+"workload: {arrivals: {process: poisson, rate: 1}, service: {dist: empirical, file: big.csv}}\n"),
 			`big.csv:3:1: service_s: not a service time: "1e301" (seconds from 0 to 3153600000 (100 years))`},
-		// A directory as the samples file: a read error, now an input error.
+		// A directory as the samples file: a read error (exit 1), now an
+		// input error at the file's key.
 		{"samples directory", write("sd.yaml", head+"workload: {arrivals: {process: poisson, rate: 1}, service: {dist: empirical, file: adir}}\n"),
-			"adir: cannot read samples: is a directory"},
+			"sd.yaml:3:84: workload.service.file: cannot open samples: is a directory (a CSV file, relative to the scenario's folder)"},
+		// The same for a trace and an access log.
+		{"trace directory", write("td.yaml", "pool: {preset: cached}\nworkload: {trace: adir}\n"),
+			"td.yaml:2:19: workload.trace: cannot open trace: is a directory (a CSV trace, relative to the scenario's folder)"},
+		{"access log directory", write("ad.yaml", head+"workload: {accesslog: {file: adir, pattern: '%h %t %D', durationUnit: us}}\n"),
+			"ad.yaml:3:30: workload.accesslog.file: cannot open access log: is a directory (an access log, relative to the scenario's folder)"},
 		// Faster than one task per nanosecond: arrivals piled up at t=0 forever.
 		{"rate beyond the clock", write("r.yaml", head+"workload: {arrivals: {process: poisson, rate: 2e9}, service: {dist: constant, value: 1ms}}\n"),
 			`r.yaml:3:47: workload.arrivals.rate: "2e9" is faster than the clock: more than one task per nanosecond (a number per second, or N/s, N/min, N/h; at most 1e9/s)`},

@@ -835,6 +835,9 @@ func readSamples(path, column string) ([]float64, error) {
 		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot open samples: %v", err), "")
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, inputerr.New(path, 0, 0, "", "cannot open samples: is a directory", "")
+	}
 	r := csv.NewReader(textlimit.Lines(f, textlimit.MaxLine))
 	r.Comment = '#'
 	r.TrimLeadingSpace = true

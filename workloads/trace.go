@@ -45,6 +45,10 @@ func OpenTrace(path string, failure float64, seed uint64) (Source, error) {
 	if err != nil {
 		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot open trace: %v", unwrapPathError(err)), "")
 	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, inputerr.New(path, 0, 0, "", "cannot open trace: is a directory", "")
+	}
 	s, err := newTraceSource(f, path, failure, seed)
 	if err != nil {
 		f.Close()
@@ -124,7 +128,7 @@ func (s *traceSource) csvError(err error) error {
 	if errors.As(err, &le) {
 		return inputerr.New(s.name, le.Line, 0, "", fmt.Sprintf("line longer than %d bytes", le.Max), "a CSV trace: one short row per task")
 	}
-	return inputerr.New(s.name, 0, 0, "", fmt.Sprintf("reading trace: %v", err), "")
+	return inputerr.New(s.name, 0, 0, "", fmt.Sprintf("cannot read trace: %v", unwrapPathError(err)), "")
 }
 
 func (s *traceSource) fieldErr(rec []string, column, msg, allowed string) error {

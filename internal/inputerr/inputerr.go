@@ -69,14 +69,25 @@ func Is(err error) bool {
 // Suggest returns the candidate closest to word by edit distance, or "" when
 // none is close enough to be a likely typo. It backs the "did you mean"
 // hints of unknown keys and names.
+//
+// A candidate that the word abbreviates or extends (prio for priority,
+// cores for core) is preferred to one merely as close by edit distance.
 func Suggest(word string, candidates []string) string {
 	best, bestD := "", len(word)/2+2
+	prefix, prefixD := "", 0
 	lw := strings.ToLower(word)
 	for _, c := range candidates {
-		d := distance(lw, strings.ToLower(c))
+		lc := strings.ToLower(c)
+		d := distance(lw, lc)
 		if d < bestD {
 			best, bestD = c, d
 		}
+		if len(lw) >= 3 && len(lc) >= 3 && (strings.HasPrefix(lc, lw) || strings.HasPrefix(lw, lc)) && (prefix == "" || d < prefixD) {
+			prefix, prefixD = c, d
+		}
+	}
+	if prefix != "" {
+		return prefix
 	}
 	return best
 }

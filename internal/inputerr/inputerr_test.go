@@ -28,6 +28,14 @@ func TestErrorFormat(t *testing.T) {
 	}
 }
 
+// TestSuggestPrefersPrefixes: "prio" means priority, not fail, though
+// both are four edits away (found by the bad-input table of issue 6).
+func TestSuggestPrefersPrefixes(t *testing.T) {
+	if got := Suggest("prio", []string{"arrival_s", "service_s", "priority", "fail"}); got != "priority" {
+		t.Errorf("Suggest(prio) = %q, want priority", got)
+	}
+}
+
 func TestSuggest(t *testing.T) {
 	keys := []string{"core", "max", "keepAlive", "queue", "rejection"}
 	tests := []struct{ in, want string }{
@@ -35,6 +43,8 @@ func TestSuggest(t *testing.T) {
 		{"kepAlive", "keepAlive"},  // one letter missing
 		{"cores", "core"},          // one letter extra
 		{"threads", ""},            // nothing close: no suggestion
+		{"rejec", "rejection"},     // an abbreviation
+		{"queues", "queue"},        // an extension
 	}
 	for _, tt := range tests {
 		if got := Suggest(tt.in, keys); got != tt.want {

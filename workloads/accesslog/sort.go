@@ -158,6 +158,10 @@ func OpenSorted(path string, opt Options) (*Sorter, error) {
 		}
 		return nil, &inputerr.Error{File: path, Msg: fmt.Sprintf("cannot open access log: %v", err), Err: err}
 	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, &inputerr.Error{File: path, Msg: "cannot open access log: is a directory"}
+	}
 	w, _, err := RequiredWindow(f, path, opt)
 	if err != nil {
 		f.Close()
