@@ -81,7 +81,13 @@ func BenchmarkSweep1000(b *testing.B) {
 			// CPU time per point (user+sys of the whole process): on a
 			// machine shared with other work, wall-clock speed-ups are
 			// noisy; CPU per point shows whether parallel runs cost more.
-			b.ReportMetric((cpuSeconds()-cpu0)/float64(points)*1e3, "cpu_ms/point")
+			cpu := cpuSeconds() - cpu0
+			b.ReportMetric(cpu/float64(points)*1e3, "cpu_ms/point")
+			// Cores the process got: points/s = cores_used / cpu per point,
+			// so a speed-up splits into the CPU the OS granted (other
+			// work on the machine takes its share) and the CPU a point
+			// costs (the sweep's own parallel overhead).
+			b.ReportMetric(cpu/b.Elapsed().Seconds(), "cores_used")
 			var ru syscall.Rusage
 			if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 				b.ReportMetric(float64(ru.Maxrss)/1024, "maxRSS_MB")
