@@ -12,8 +12,8 @@ import (
 	"github.com/poolsim/poolsim/plots"
 )
 
-// DefaultPlotMetrics are the metrics plotted when none are named.
-var DefaultPlotMetrics = []string{"wait_p99_s", "rejected", "pool_size_mean"}
+// DefaultPlotMetrics returns the metrics plotted when none are named.
+func DefaultPlotMetrics() []string { return []string{"wait_p99_s", "rejected", "pool_size_mean"} }
 
 // ErrNoPlot says why a sweep's shape has no chart.
 var ErrNoPlot = errors.New("no chart for this sweep")

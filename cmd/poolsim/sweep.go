@@ -42,7 +42,7 @@ func gateFlags() []cli.Flag {
 		&cli.GenericFlag{Name: "assert", Value: &multiFlag{}, Usage: "a condition every point must meet, e.g. 'rejected == 0 && wait_p99_s < 0.2' (repeatable; exit 1 listing every failing point)"},
 		&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report of the --assert gates to `FILE` (one test case per point)"},
 		&cli.BoolFlag{Name: "plots", Usage: "draw DIR/plots/METRIC.png: lines with error bars over one parameter, a heatmap over two"},
-		&cli.GenericFlag{Name: "plot-metric", Value: &multiFlag{}, Usage: "a metric to plot (repeatable; default: the --metric, else " + strings.Join(sweep.DefaultPlotMetrics, ", ") + ")"},
+		&cli.GenericFlag{Name: "plot-metric", Value: &multiFlag{}, Usage: "a metric to plot (repeatable; default: the --metric, else " + strings.Join(sweep.DefaultPlotMetrics(), ", ") + ")"},
 	}
 }
 
@@ -274,7 +274,7 @@ func plotMetrics(c *cli.Context, def *sweep.Definition) ([]string, error) {
 		if def.PrecisionMetric != "" {
 			ms = []string{def.PrecisionMetric}
 		} else {
-			ms = sweep.DefaultPlotMetrics
+			ms = sweep.DefaultPlotMetrics()
 		}
 	}
 	for _, m := range ms {
