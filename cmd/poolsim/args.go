@@ -42,7 +42,12 @@ func permuteArgs(cmds []*cli.Command, args []string) []string {
 		if strings.HasPrefix(a, "-") && a != "-" {
 			flags = append(flags, a)
 			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+			if !strings.Contains(name, "=") && takesValue[name] {
+				if i+1 == len(rest) {
+					// The value is missing: let the flag parser say so,
+					// rather than take the "--" below as the value.
+					return append([]string{args[0], args[1]}, flags...)
+				}
 				flags = append(flags, rest[i+1])
 				i++
 			}

@@ -72,7 +72,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ee *expectationError
 	var ue *usageError
+	var ie *interruptedError
 	switch {
+	case errors.As(err, &ie):
+		fmt.Fprintf(stderr, "poolsim: %v\n", err)
+		return exitInterrupt
 	case errors.As(err, &ee):
 		fmt.Fprintf(stderr, "poolsim: %v\n", err)
 		return exitExpect
@@ -125,6 +129,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			sweepCommand(), mergeCommand(),
 		},
 	}
+	onFlagError(app.Commands)
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return &usageError{fmt.Sprintf("unknown command %q (see 'poolsim help')", c.Args().First())}

@@ -1,12 +1,15 @@
 package main
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,12 +54,20 @@ Everything but perf.json is byte-identical for the same scenario, seed and pools
 				return err
 			}
 			if c.Bool("json") {
-				return sim.WriteJSON(c.App.Writer, res.Summary)
+				if err := sim.WriteJSON(c.App.Writer, res.Summary); err != nil {
+					return err
+				}
+			} else {
+				printSummary(c.App.Writer, sc, res, out, written)
 			}
-			printSummary(c.App.Writer, sc, res, out, written)
-			if !res.Complete {
+			switch {
+			case res.Summary.Interrupted:
+				return &interruptedError{fmt.Sprintf("run interrupted at t=%v of %v: %s holds what it had, marked \"complete\": false",
+					simulated(res), sc.Duration, out)}
+			case !res.Complete && !res.Summary.Capped:
 				return fmt.Errorf("run incomplete: %s (outputs marked \"complete\": false)", res.StopReason)
 			}
+			// A limit that capped the run is a finding, not a failure.
 			return nil
 		},
 	}
@@ -113,37 +124,58 @@ func sanitize(name string) string {
 	return b.String()
 }
 
-// runScenario runs sc and writes its outputs into dir. Every file is written
-// atomically; a run cut short still writes what it has, marked incomplete.
+// runScenario runs sc and writes its outputs into dir. The timeline and
+// snapshots stream to temporary files beside their targets as the run goes,
+// so memory does not grow with the run's length. Every file is renamed into
+// place only when complete (internal/atomicfile), and summary.json — the
+// file that says whether the run is complete — is removed before the first
+// rename and written last: a run killed while writing never leaves a
+// summary that describes other files. A run cut short by a signal or a
+// limit writes what it has, marked "complete": false.
 func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string, withPlots bool) (*sim.Result, []string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, inputerr.New(dir, 0, 0, "--out", fmt.Sprintf("cannot create the output directory: %v", err), "")
 	}
-	var timeline, snaps bytes.Buffer
-	opt := sim.Options{Timeline: &timeline}
-	if len(sc.Snapshots) > 0 {
-		opt.Snapshots = &snaps
+	summaryPath := filepath.Join(dir, "summary.json")
+	var res *sim.Result
+	simulate := func(timeline, snaps io.Writer) error {
+		var err error
+		if res, err = sim.Run(c.Context, sc, sim.Options{Timeline: timeline, Snapshots: snaps}); err != nil {
+			return err
+		}
+		if err := os.Remove(summaryPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("replacing %s: %w", summaryPath, err)
+		}
+		return nil
 	}
-	res, err := sim.Run(c.Context, sc, opt)
+	err := atomicfile.Write(filepath.Join(dir, "timeline.csv"), func(tw io.Writer) error {
+		if len(sc.Snapshots) == 0 {
+			return simulate(tw, nil)
+		}
+		return atomicfile.Write(filepath.Join(dir, "snapshots.txt"), func(sw io.Writer) error { return simulate(tw, sw) })
+	})
 	if err != nil {
-		return nil, nil, err
+		if res == nil {
+			return nil, nil, err // the run failed: the old outputs stay
+		}
+		return nil, nil, fmt.Errorf("writing %s: %w", dir, err)
+	}
+	written := []string{"timeline.csv", "summary.json", "perf.json"}
+	if len(sc.Snapshots) > 0 {
+		written = append(written, "snapshots.txt")
 	}
 	files := []struct {
 		name string
 		fn   func(io.Writer) error
 	}{
-		{"timeline.csv", func(w io.Writer) error { _, err := w.Write(timeline.Bytes()); return err }},
-		{"summary.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Summary) }},
 		{"perf.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Perf) }},
 	}
-	if len(sc.Snapshots) > 0 {
-		files = append(files, struct {
-			name string
-			fn   func(io.Writer) error
-		}{"snapshots.txt", func(w io.Writer) error { _, err := w.Write(snaps.Bytes()); return err }})
-	}
 	if withPlots {
-		_, charts, err := makeCharts(sc, res, timeline.Bytes())
+		timeline, err := os.ReadFile(filepath.Join(dir, "timeline.csv"))
+		if err != nil {
+			return nil, nil, err
+		}
+		_, charts, err := makeCharts(sc, res, timeline)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -153,21 +185,38 @@ func runScenario(c *cli.Context, sc *scenarios.Scenario, dir string, withPlots b
 				name string
 				fn   func(io.Writer) error
 			}{ch.file, func(w io.Writer) error { _, err := w.Write(png); return err }})
+			written = append(written, ch.file)
 		}
 	}
-	var written []string
+	files = append(files, struct {
+		name string
+		fn   func(io.Writer) error
+	}{"summary.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Summary) }})
 	for _, f := range files {
 		if err := atomicfile.Write(filepath.Join(dir, f.name), f.fn); err != nil {
 			return nil, nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, f.name), err)
 		}
-		written = append(written, f.name)
 	}
 	return res, written, nil
 }
 
+// interruptedError is a run stopped by SIGINT or SIGTERM: exit 130.
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return e.msg }
+
+// simulated is how much virtual time the run covered.
+func simulated(res *sim.Result) time.Duration {
+	return time.Duration(math.Round(res.Summary.SimTime * 1e9))
+}
+
 func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string, written []string) {
 	s := res.Summary
-	fmt.Fprintf(w, "%s: %v simulated (seed %d) in %.3fs, %d events\n", sc.Name, sc.Duration, s.Seed, res.Perf.WallS, s.Events)
+	span := fmt.Sprint(sc.Duration)
+	if !res.Complete {
+		span = fmt.Sprintf("%v of %v", simulated(res), sc.Duration)
+	}
+	fmt.Fprintf(w, "%s: %s simulated (seed %d) in %.3fs, %d events\n", sc.Name, span, s.Seed, res.Perf.WallS, s.Events)
 	fmt.Fprintf(w, "  pool      %s: %s\n", sc.Pool.Preset, scenarios.Describe(sc.Pool.Config))
 	fmt.Fprintf(w, "  tasks     %d submitted: %d completed, %d rejected", s.Submitted, s.Completed, s.Rejected)
 	if s.CallerRan > 0 {
