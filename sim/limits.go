@@ -18,9 +18,9 @@ import (
 const (
 	// DefaultMaxThreads is limits.maxThreads when unset: the OS grants the
 	// pool this many threads, and addWorker fails beyond (R11). Real Linux
-	// machines refuse far earlier unless tuned (ulimit -u,
-	// kernel.threads-max, vm.max_map_count: about 32 000 JVM threads by
-	// default).
+	// machines usually refuse far earlier unless tuned (ulimit -u,
+	// kernel.threads-max, vm.max_map_count: each thread stack costs the
+	// JVM at least two of the default 65 530 memory mappings).
 	DefaultMaxThreads = 100_000
 	// DefaultMaxQueued is limits.maxQueued when unset: the run stops when
 	// the queue holds this many tasks.
