@@ -57,6 +57,7 @@ type Event struct {
 // Limits protect the user's machine from scenarios that explode.
 type Limits struct {
 	// MaxQueued stops the run, reporting the growth as a finding, when the
-	// queue holds this many tasks. 0 = no limit.
+	// queue holds this many tasks. 0 = unset: sim.DefaultMaxQueued applies
+	// (and sim.DefaultMaxThreads to an unset Pool.ThreadLimit).
 	MaxQueued int
 }
