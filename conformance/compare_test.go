@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -24,8 +26,9 @@ import (
 //     end, and the shutdownNow and end drains return as many tasks.
 //   - Times: each real submission, start, end, thread creation and exit happens no earlier
 //     than simulated (less clockSlackMs) and at most maxLatenessMs later. That bound is the
-//     premise of the sample comparison: a real transition later than simulated by more than
-//     quietMarginMs could cross a compared sample.
+//     premise of the sample comparison — a real transition later than simulated by more than
+//     quietMarginMs could cross a compared sample — so a run that breaks it is not judged
+//     but repeated, unless the same times are late run after run (realRuns).
 //
 // The scripts keep every decisive instant (a submission, a task end, a keep-alive expiry,
 // a setter or shutdown call, the end) at least 100 ms from any other, and never let two of
@@ -309,16 +312,129 @@ func (a agreement) String() string {
 		a.samples, a.fields, a.maxSpread, a.skipped, a.tasks, a.tasks, compareRuns, a.counts, a.maxDriftMs, a.driftWhat)
 }
 
-// realRuns runs the script compareRuns times on the real pool, each run one that kept its
-// schedule (runValid reruns a run that did not, and skips — or in CI fails — the test when
-// the machine is too busy to judge).
-func realRuns(t *testing.T, r Runner, s Script) []*Result {
+// realRuns runs the script on the real pool until compareRuns runs kept their schedule, each
+// judged on its timing alone, before its outcome is looked at: runValid's own measures (the
+// harness's lateness, the tasks' oversleep, the canary's stalls), then the distance of every
+// real time from the simulated one (timelyProblems). The second catches a delay the first
+// cannot see, such as one pool thread left unscheduled for 90 ms on a loaded 2-core machine
+// while the canary ran on time. A run that fails it is repeated; runAttempts such runs skip
+// the test as too busy to judge (or fail it when CI=true) — unless the same times were off
+// in every one of them: a delay that repeats is the model's, not the machine's. realRuns then
+// fails the test and returns the last rejected runs, so that compare can show what else
+// differs.
+func realRuns(t *testing.T, r Runner, s Script, m *Simulation) []*Result {
 	t.Helper()
 	rs := make([]*Result, 0, compareRuns)
-	for i := 0; i < compareRuns; i++ {
-		rs = append(rs, runValid(t, r, s))
+	var rejectedRuns []*Result
+	var common map[string]bool
+	for len(rs) < compareRuns {
+		res := runValid(t, r, s)
+		bad := timelyProblems(s, m, res)
+		if len(bad) == 0 {
+			rs = append(rs, res)
+			continue
+		}
+		rejectedRuns = append(rejectedRuns, res)
+		keys := map[string]bool{}
+		for _, d := range bad {
+			keys[d.what] = true
+		}
+		if common == nil {
+			common = keys
+		} else {
+			for k := range common {
+				if !keys[k] {
+					delete(common, k)
+				}
+			}
+		}
+		t.Logf("run rejected (%d of %d allowed): %d real times outside their bounds, first %s", len(rejectedRuns), runAttempts, len(bad), bad[0])
+		if len(rejectedRuns) < runAttempts {
+			continue
+		}
+		if len(common) > 0 {
+			t.Errorf("in %d runs, the same real times lay outside [simulated − %g, simulated + %d] ms: %v — the simulator's timing differs from the real pool's",
+				runAttempts, clockSlackMs, maxLatenessMs, slices.Sorted(maps.Keys(common)))
+			return rejectedRuns[len(rejectedRuns)-compareRuns:]
+		}
+		msg := fmt.Sprintf("%d runs strayed from the simulated schedule by more than %d ms, each at other times: machine too busy to judge", runAttempts, maxLatenessMs)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 	return rs
+}
+
+// timing is one real time held against its simulated counterpart.
+type timing struct {
+	what       string  // e.g. "task 6 start"
+	real, sim  float64 // ms
+	lo, hi     float64 // the bounds real must lie in
+	outOfBound bool
+}
+
+func (d timing) String() string {
+	return fmt.Sprintf("%s: real %.1f ms, simulated %g ms, bounds [%.1f, %.1f]", d.what, d.real, d.sim, d.lo, d.hi)
+}
+
+// timings holds every real submission, task start and end, thread creation and exit of a run
+// against the simulated one: the real time must lie in [simulated − clockSlackMs, simulated
+// + maxLatenessMs]. Interrupted tasks' ends are left out, and a worker that exits because its
+// task was interrupted must exit between the shutdownNow and its simulated exit (see
+// interruptWindows). Things that happened in only one of the two are outcomes, judged by
+// compare.
+func timings(s Script, m *Simulation, r *Result) []timing {
+	windows, _ := interruptWindows(s, m)
+	var out []timing
+	add := func(what string, real, sim float64) {
+		if math.IsNaN(real) || math.IsNaN(sim) {
+			return
+		}
+		d := timing{what: what, real: real, sim: sim, lo: sim - clockSlackMs, hi: sim + maxLatenessMs}
+		d.outOfBound = real < d.lo || real > d.hi
+		out = append(out, d)
+	}
+	for i, rt := range r.Tasks {
+		if i >= len(m.Result.Tasks) {
+			break
+		}
+		st := m.Result.Tasks[i]
+		add(fmt.Sprintf("task %d submit", rt.ID), rt.SubmitMs, st.SubmitMs)
+		add(fmt.Sprintf("task %d start", rt.ID), rt.StartMs, st.StartMs)
+		if !rt.Interrupted && !st.Unfinished {
+			add(fmt.Sprintf("task %d end", rt.ID), rt.EndMs, st.EndMs)
+		}
+	}
+	for i, rw := range r.Workers {
+		if i >= len(m.Result.Workers) {
+			break
+		}
+		sw := m.Result.Workers[i]
+		add(fmt.Sprintf("worker %d created", rw.Index), rw.CreatedMs, sw.CreatedMs)
+		if w, ok := within(windows, sw.ExitedMs); ok && !math.IsNaN(rw.ExitedMs) {
+			// It exits when its interrupted task ends: in the real pool at once, in the
+			// model at the task's full end.
+			d := timing{what: fmt.Sprintf("worker %d exited", rw.Index), real: rw.ExitedMs, sim: sw.ExitedMs,
+				lo: w[0] - clockSlackMs, hi: sw.ExitedMs + maxLatenessMs}
+			d.outOfBound = d.real < d.lo || d.real > d.hi
+			out = append(out, d)
+			continue
+		}
+		add(fmt.Sprintf("worker %d exited", rw.Index), rw.ExitedMs, sw.ExitedMs)
+	}
+	return out
+}
+
+// timelyProblems returns the run's times outside their bounds.
+func timelyProblems(s Script, m *Simulation, r *Result) []timing {
+	var bad []timing
+	for _, d := range timings(s, m, r) {
+		if d.outOfBound {
+			bad = append(bad, d)
+		}
+	}
+	return bad
 }
 
 // compare holds the simulation against the real runs.
@@ -359,18 +475,6 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 		t.Errorf("no sample is %d ms away from the simulated transitions: the script compares no state", quietMarginMs)
 	}
 
-	drift := func(what string, real, sim float64) {
-		if math.IsNaN(real) || math.IsNaN(sim) {
-			return
-		}
-		d := real - sim
-		if d > a.maxDriftMs {
-			a.maxDriftMs, a.driftWhat = d, what
-		}
-		if d < -clockSlackMs || d > maxLatenessMs {
-			t.Errorf("%s: real %.1f ms, simulated %g ms: outside [−%g, +%d] ms", what, real, sim, clockSlackMs, maxLatenessMs)
-		}
-	}
 	simEnd := float64(s.EndMs)
 	for ri, r := range rs {
 		if len(r.Tasks) != len(m.Result.Tasks) {
@@ -397,11 +501,6 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 			if rt.Failed != st.Failed {
 				t.Errorf("run %d: task %d: failed: real %v, simulated %v", ri+1, rt.ID, rt.Failed, st.Failed)
 			}
-			drift(fmt.Sprintf("run %d task %d submit", ri+1, rt.ID), rt.SubmitMs, st.SubmitMs)
-			drift(fmt.Sprintf("run %d task %d start", ri+1, rt.ID), rt.StartMs, st.StartMs)
-			if !rt.Interrupted && !st.Unfinished {
-				drift(fmt.Sprintf("run %d task %d end", ri+1, rt.ID), rt.EndMs, st.EndMs)
-			}
 		}
 		if len(r.Workers) != len(m.Result.Workers) {
 			t.Errorf("run %d: %d threads created, simulated %d", ri+1, len(r.Workers), len(m.Result.Workers))
@@ -412,17 +511,6 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 					t.Errorf("run %d: worker %d alive at the end %v, simulated worker %d %v", ri+1, rw.Index, rw.Alive(), sw.Index, sw.Alive())
 					continue
 				}
-				drift(fmt.Sprintf("run %d worker %d created", ri+1, rw.Index), rw.CreatedMs, sw.CreatedMs)
-				if w, ok := within(windows, sw.ExitedMs); ok {
-					// It exits when its interrupted task ends: in the real pool at once, in
-					// the model at the task's full end.
-					if rw.ExitedMs < w[0]-clockSlackMs || rw.ExitedMs > sw.ExitedMs+maxLatenessMs {
-						t.Errorf("run %d worker %d exited at %.1f ms, want between the shutdownNow at %g ms and its simulated exit at %g ms",
-							ri+1, rw.Index, rw.ExitedMs, w[0], sw.ExitedMs)
-					}
-					continue
-				}
-				drift(fmt.Sprintf("run %d worker %d exited", ri+1, rw.Index), rw.ExitedMs, sw.ExitedMs)
 			}
 		}
 		var realDrains, simDrains []string
@@ -438,6 +526,14 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 		}
 		if !slices.Equal(realDrains, simDrains) {
 			t.Errorf("run %d: drains %v, simulated %v", ri+1, realDrains, simDrains)
+		}
+		for _, d := range timings(s, m, r) {
+			if d.outOfBound {
+				t.Errorf("run %d: %s", ri+1, d) // only when realRuns found the model's timing off
+			}
+			if x := d.real - d.sim; x > a.maxDriftMs {
+				a.maxDriftMs, a.driftWhat = x, fmt.Sprintf("run %d %s", ri+1, d.what)
+			}
 		}
 	}
 	a.counts = counts(s, m)
@@ -552,7 +648,7 @@ func runCases(t *testing.T, cases []compareCase) {
 					t.Skip("known discrepancy: " + c.known)
 				}
 				start := time.Now()
-				runs := realRuns(t, nr.r, s)
+				runs := realRuns(t, nr.r, s, m)
 				a := compare(t, s, m, runs)
 				line := fmt.Sprintf("%s [%s, %.1fs]: %s", name, runs[0].Timing["java_version"], time.Since(start).Seconds(), a)
 				t.Log(line)

@@ -98,7 +98,7 @@ func plateauCase() compareCase {
 		keepAliveMs = 900
 		burst       = 6
 		trickleFrom = 320
-		endMs       = 4120
+		endMs       = 3220
 	)
 	s := Script{Pool: Pool{Kind: KindTomcat, Core: 1, Max: 10, KeepAliveMs: keepAliveMs}, EndMs: endMs}
 	for i := 0; i < burst; i++ {
