@@ -64,6 +64,25 @@ func jdkCases() []compareCase {
 			},
 		},
 		{
+			// core 0 with an unbounded LinkedBlockingQueue: every task is queued, and only
+			// execute's recheck (wc == 0, R5) adds a worker — one, whatever max is (R7, P5).
+			// Once the queue is empty it waits in poll (wc > core) and expires, being the
+			// last worker with an empty queue (R15c).
+			name: "core 0 + linked unbounded: one worker from the recheck, then it expires (R5 R7 R15)",
+			script: Script{
+				Pool:    Pool{Kind: KindJDK, Core: 0, Max: 8, KeepAliveMs: 300, Queue: QueueLinked},
+				Submits: []Submit{task(1, 20, 200), task(2, 20, 200), task(3, 20, 200)},
+				EndMs:   1020,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantWorkers(t, m, []int{1, 2, 3}, []int{1, 1, 1}, "one worker (R5, R7)")
+				if x := simSampleAt(t, m, 110); x.PoolSize != 1 || x.QueueLen != 2 {
+					t.Errorf("at 110 ms: %+v, want one worker and two queued (R7)", x)
+				}
+				wantSurvivors(t, m, nil, "the last worker expires with the queue empty (R15c)")
+			},
+		},
+		{
 			// ArrayBlockingQueue(1), core 1, max 2, caller-runs: task 4 finds the queue and
 			// the pool full and runs on the submitter (R33, M4) from 320 to 620 ms, so task 5,
 			// due at 420 ms, is submitted only at 620 ms and goes to worker 2, parked since

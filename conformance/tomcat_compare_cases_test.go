@@ -77,6 +77,24 @@ func tomcatCases() []compareCase {
 				}
 			},
 		},
+		{
+			// A task that throws on Tomcat: its worker (the prestarted one) exits abruptly
+			// and is replaced at once (R14, R17, M5); afterExecute still takes it off
+			// submittedCount (R64), so the next task is offered to the queue and handed to
+			// the replacement.
+			name: "a throwing task: worker replaced, submittedCount back to 0 (R14 R17 R64)",
+			script: Script{
+				Pool:    Pool{Kind: KindTomcat, Core: 1, Max: 2, KeepAliveMs: 5000},
+				Submits: []Submit{failing(1, 20, 100), task(2, 220, 100)},
+				EndMs:   420,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantWorkers(t, m, []int{1, 2}, []int{1, 2}, "the replacement runs task 2 (R17)")
+				if x := simSampleAt(t, m, 170); x.PoolSize != 1 || x.IdleUntimed != 1 || x.SubmittedCount != 0 {
+					t.Errorf("at 170 ms: %+v, want the replacement idle in take() and submittedCount 0 (R64)", x)
+				}
+			},
+		},
 		plateauCase(),
 	}
 }
