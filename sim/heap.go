@@ -16,36 +16,40 @@ const (
 	phaseSample
 )
 
+// event is one event the loop processes.
 type event struct {
 	at    time.Duration
-	seq   uint64
 	phase uint8
-	idx   int32 // runtime event or snapshot index
+	idx   int32 // runtime event index
 	w     *model.Worker
 }
 
-func (a *event) less(b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.phase != b.phase {
-		return a.phase < b.phase
-	}
-	return a.seq < b.seq
+// entry is an event in the heap: only completions and keepAlive timers live
+// there. key packs the phase above the sequence number, so the tie-break on
+// (phase, seq) is one comparison.
+type entry struct {
+	at  time.Duration
+	key uint64 // phase<<56 | seq
+	w   *model.Worker
 }
 
-// eventHeap is a binary min-heap of events by value: pushing and popping
+func (a *entry) less(b *entry) bool {
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
+}
+
+func (e *entry) phase() uint8 { return uint8(e.key >> 56) }
+
+// eventHeap is a binary min-heap of entries by value: pushing and popping
 // allocate nothing once the slice has grown (container/heap would box every
-// event in an interface).
+// entry in an interface).
 type eventHeap struct {
-	es  []event
+	es  []entry
 	seq uint64
 }
 
-func (h *eventHeap) push(e event) {
+func (h *eventHeap) push(at time.Duration, phase uint8, w *model.Worker) {
 	h.seq++
-	e.seq = h.seq
-	h.es = append(h.es, e)
+	h.es = append(h.es, entry{at: at, key: uint64(phase)<<56 | h.seq, w: w})
 	es := h.es
 	k := len(es) - 1
 	for k > 0 {
@@ -58,12 +62,12 @@ func (h *eventHeap) push(e event) {
 	}
 }
 
-func (h *eventHeap) pop() event {
+func (h *eventHeap) pop() entry {
 	es := h.es
 	top := es[0]
 	n := len(es) - 1
 	es[0] = es[n]
-	es[n] = event{}
+	es[n] = entry{}
 	es = es[:n]
 	h.es = es
 	k := 0
@@ -87,4 +91,4 @@ func (h *eventHeap) pop() event {
 
 func (h *eventHeap) len() int { return len(h.es) }
 
-func (h *eventHeap) peek() *event { return &h.es[0] }
+func (h *eventHeap) peek() *entry { return &h.es[0] }

@@ -189,7 +189,7 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 }
 
 func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
-	r.h.push(event{at: now + t.Service, phase: phaseCompletion, w: w})
+	r.h.push(now+t.Service, phaseCompletion, w)
 	if r.opt.OnTask != nil {
 		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: w.ID})
 	}
@@ -215,7 +215,7 @@ func (r *runner) KeepAliveArmed(now time.Duration, w *model.Worker) {
 
 func (r *runner) armTimer(w *model.Worker, at time.Duration) {
 	w.HostTimer = at
-	r.h.push(event{at: at, phase: phaseKeepAlive, w: w})
+	r.h.push(at, phaseKeepAlive, w)
 }
 
 func (r *runner) Rejected(now time.Duration, t *model.Task) {

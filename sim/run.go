@@ -189,7 +189,7 @@ func (r *runner) nextEvent() (event, bool) {
 	at, phase := never, uint8(0)
 	if r.h.len() > 0 {
 		top := r.h.peek()
-		at, phase = top.at, top.phase
+		at, phase = top.at, top.phase()
 	}
 	if r.arrivalAt < at {
 		at, phase = r.arrivalAt, phaseArrival
@@ -208,7 +208,8 @@ func (r *runner) nextEvent() (event, bool) {
 	}
 	switch phase {
 	case phaseCompletion, phaseKeepAlive:
-		return r.h.pop(), true
+		e := r.h.pop()
+		return event{at: e.at, phase: phase, w: e.w}, true
 	case phaseArrival:
 		r.arrivalAt = never
 	case phaseRuntime:
