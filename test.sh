@@ -46,3 +46,4 @@ if [ ${#args[@]} -eq 0 ] || [[ "${args[*]}" != *./* ]]; then
 fi
 go test -timeout 15m "${args[@]}"
 if [[ "${args[*]}" == *./...* ]]; then go run ./cmd/poolsim sweep scenarios/examples/sweep-ci-tomcat.yaml --param pool.max=100,200 --param workload.arrivals.rate=50/s:300/s:3:log --replications 3 --assert 'rejected == 0 && wait_p99_s < 0.2' --out "$(mktemp -d)"; fi  # a gated sweep, as users run one in CI (README: Sweeps in CI)
+if [[ "${args[*]}" == *./...* ]]; then scripts/fuzz.sh 5s; fi  # every fuzz target for 5 s each, about 2 minutes on 2 cores (issue 6; scripts/fuzz.sh 5m to fuzz for real)
