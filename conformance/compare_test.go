@@ -40,10 +40,11 @@ import (
 const compareRuns = 3
 
 // quietMarginMs is how far a compared sample must be from every simulated transition. A real
-// run is used only if none of its measured delays exceeded maxLatenessMs (runValid), and the
-// timing check bounds every real transition to [simulated, simulated + maxLatenessMs]: so a
-// sample quietMarginMs = maxLatenessMs away from the simulated transitions sees, in the real
-// pool, the same side of every transition.
+// run is used only if none of its measured delays exceeded maxLatenessMs (runValid), every
+// real transition lay in [simulated − clockSlackMs, simulated + maxLatenessMs], and every
+// compared sample was over before the next simulated transition less clockSlackMs (timings):
+// so a sample quietMarginMs = maxLatenessMs away from the simulated transitions sees, in the
+// real pool, the same side of every transition.
 const quietMarginMs = maxLatenessMs
 
 // clockSlackMs is how much earlier than simulated a real time may be: the harness prints
@@ -372,6 +373,7 @@ type timing struct {
 	real, sim  float64 // ms
 	lo, hi     float64 // the bounds real must lie in
 	outOfBound bool
+	sample     bool // a compared sample's end, not a transition
 }
 
 func (d timing) String() string {
@@ -423,7 +425,34 @@ func timings(s Script, m *Simulation, r *Result) []timing {
 		}
 		add(fmt.Sprintf("worker %d exited", rw.Index), rw.ExitedMs, sw.ExitedMs)
 	}
+	// A compared sample must be over before the next simulated transition could happen:
+	// its lateness plus the run's longest sample (a thread dump) must leave it before then.
+	cost := r.TimingMs("max_sample_cost_ms")
+	if math.IsNaN(cost) {
+		cost = math.Inf(1) // cannot tell: reject the run
+	}
+	for _, x := range r.Samples {
+		if !compared(windows, m, x.TMs) {
+			continue
+		}
+		next := math.Inf(1)
+		tt := time.Duration(x.TMs) * time.Millisecond
+		if i, _ := slices.BinarySearch(m.Transitions, tt); i < len(m.Transitions) {
+			next = float64(m.Transitions[i]) / float64(time.Millisecond)
+		}
+		d := timing{what: fmt.Sprintf("sample at %d ms", x.TMs), real: float64(x.TMs) + x.LateMs + cost, sim: float64(x.TMs),
+			lo: float64(x.TMs) - clockSlackMs, hi: next - clockSlackMs, sample: true}
+		d.outOfBound = d.real < d.lo || d.real > d.hi
+		out = append(out, d)
+	}
 	return out
+}
+
+// compared reports whether the sample at tMs is compared: quietMarginMs away from every
+// simulated transition, and not in an interrupt window.
+func compared(windows [][2]float64, m *Simulation, tMs int64) bool {
+	_, interrupted := within(windows, float64(tMs)-quietMarginMs)
+	return m.QuietMs(tMs) >= quietMarginMs && !interrupted
 }
 
 // timelyProblems returns the run's times outside their bounds.
@@ -456,8 +485,7 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 		if x.TMs != e.TMs {
 			t.Fatalf("sample %d: real at %d ms, simulated at %d ms", k, e.TMs, x.TMs)
 		}
-		_, interruptedNow := within(windows, float64(x.TMs)-quietMarginMs)
-		if m.QuietMs(x.TMs) < quietMarginMs || interruptedNow {
+		if !compared(windows, m, x.TMs) {
 			a.skipped++
 			continue
 		}
@@ -531,7 +559,7 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 			if d.outOfBound {
 				t.Errorf("run %d: %s", ri+1, d) // only when realRuns found the model's timing off
 			}
-			if x := d.real - d.sim; x > a.maxDriftMs {
+			if x := d.real - d.sim; !d.sample && x > a.maxDriftMs {
 				a.maxDriftMs, a.driftWhat = x, fmt.Sprintf("run %d %s", ri+1, d.what)
 			}
 		}
