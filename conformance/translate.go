@@ -269,7 +269,8 @@ type Simulation struct {
 	// every event at that instant; Busy, BusyCounter and Active are the workers running a
 	// task, Other is 0, SubmittedCount is Tomcat's submittedCount (−1 for the JDK pool), and
 	// LateMs is 0. Tasks are in the script's Submits order, with exact times. Workers are in
-	// creation order, named as the real pool names them. Events hold the set, shutdown and
+	// creation order, named with the pool's thread-name prefix (pool-1-thread-M,
+	// tomcat-exec-M; the real JDK pool's number differs). Events hold the set, shutdown and
 	// shutdownNow directives (shutdownNow: drained=N) and the end, whose drained=N counts the
 	// tasks still queued, which the harness's final shutdownNow drains. Timing and Output
 	// are empty.
@@ -277,7 +278,8 @@ type Simulation struct {
 	// Summary is the simulator's summary of the run.
 	Summary sim.Summary
 	// Transitions are the instants at which something observable happened: a submission, a
-	// task's start or end, a set or shutdown directive, or a change of the pool's size,
+	// task's start or end, a set or shutdown directive, a thread's creation (Tomcat's
+	// prestarted ones at 0 included), or a change of the pool's size,
 	// worker states, queue length, completed count, largest size or run state (a keepAlive
 	// expiry, a worker exit). Sorted, without duplicates.
 	Transitions []time.Duration
@@ -521,6 +523,10 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 	res.Events = append(res.Events, Event{AtMs: s.EndMs, ActualMs: float64(s.EndMs), Kind: "end", Detail: "drained=" + strconv.Itoa(endDrained)})
 	for _, e := range s.Sets {
 		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)
+	}
+	for _, w := range res.Workers {
+		// Tomcat's prestarted workers start at construction, before any event.
+		transitions = append(transitions, time.Duration(w.CreatedMs*float64(time.Millisecond)))
 	}
 	for _, e := range s.Shutdowns {
 		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)
