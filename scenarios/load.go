@@ -266,7 +266,7 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 		var err error
 		switch {
 		case sc.Workload.Trace != "":
-			_, lastEnd, err = traceEnd(sc.Workload.Trace)
+			_, lastEnd, err = workloads.CheckTrace(sc.Workload.Trace)
 		case sc.Workload.AccessLog != nil:
 			_, lastEnd, err = accessLogEnd(*sc.Workload.AccessLog)
 		default:
@@ -477,7 +477,7 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 				return err
 			}
 			w.Trace = resolvePath(dir, s)
-			if _, _, err := traceEnd(w.Trace); err != nil {
+			if _, _, err := workloads.CheckTrace(w.Trace); err != nil {
 				if ie, ok := err.(*inputerr.Error); ok && ie.Line == 0 && strings.HasPrefix(ie.Msg, "cannot open") {
 					return d.errAt(n, p, ie.Msg, "a CSV trace, relative to the scenario's folder")
 				}
@@ -597,17 +597,7 @@ func accessLogEnd(a workloads.AccessLogSpec) (n int, lastEnd time.Duration, err 
 	if err != nil {
 		return 0, 0, err
 	}
-	defer src.Close()
-	for {
-		r, ok := src.Next()
-		if !ok {
-			return n, lastEnd, src.Err()
-		}
-		n++
-		if e := r.At + r.Service; e > lastEnd {
-			lastEnd = e
-		}
-	}
+	return workloads.Extent(src)
 }
 
 func resolvePath(dir, p string) string {
@@ -615,24 +605,6 @@ func resolvePath(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
-}
-
-func traceEnd(path string) (n int, lastEnd time.Duration, err error) {
-	src, err := workloads.OpenTrace(path, 0, 0)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer src.Close()
-	for {
-		a, ok := src.Next()
-		if !ok {
-			return n, lastEnd, src.Err()
-		}
-		n++
-		if e := a.At + a.Service; e > lastEnd {
-			lastEnd = e
-		}
-	}
 }
 
 func (d *decoder) phase(n *yaml.Node, path, dir string, last bool) (workloads.Phase, error) {

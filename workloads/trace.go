@@ -226,21 +226,29 @@ func (s *traceSource) Close() error {
 	return err
 }
 
-// CheckTrace reads a whole trace once, in constant memory, and returns how
-// many tasks it holds, its last arrival time, or its first error (with file,
-// line and column), so that a run never starts on a broken trace.
-func CheckTrace(path string) (n int, last time.Duration, err error) {
-	src, err := OpenTrace(path, 0, 0)
-	if err != nil {
-		return 0, 0, err
-	}
+// Extent reads a source to its end, in constant memory, and closes it: it
+// returns how many tasks it holds, when the last of them would end (arrival
+// plus service), or its first error (with file, line and column). Loaders
+// use it so that a run never starts on a broken trace or log.
+func Extent(src Source) (n int, lastEnd time.Duration, err error) {
 	defer src.Close()
 	for {
 		a, ok := src.Next()
 		if !ok {
-			return n, last, src.Err()
+			return n, lastEnd, src.Err()
 		}
 		n++
-		last = a.At
+		if e := a.At + a.Service; e > lastEnd {
+			lastEnd = e
+		}
 	}
+}
+
+// CheckTrace is Extent of the trace at path.
+func CheckTrace(path string) (n int, lastEnd time.Duration, err error) {
+	src, err := OpenTrace(path, 0, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	return Extent(src)
 }
