@@ -305,12 +305,15 @@ type agreement struct {
 	maxDriftMs               float64
 	driftWhat                string
 	counts                   string
+	noise                    Noise // the real runs among themselves
 }
 
 func (a agreement) String() string {
 	return fmt.Sprintf("%d samples × %d fields inside the real envelope (max spread %g; %d samples near transitions not compared); "+
-		"%d/%d task outcomes and worker ids equal in each of %d runs; counts equal: %s; real − simulated times ≤ %.1f ms (%s)",
-		a.samples, a.fields, a.maxSpread, a.skipped, a.tasks, a.tasks, compareRuns, a.counts, a.maxDriftMs, a.driftWhat)
+		"%d/%d task outcomes and worker ids equal in each of %d runs (real runs among themselves: %d worker differences, task starts within %.1f ms); "+
+		"counts equal: %s; real − simulated times ≤ %.1f ms (%s)",
+		a.samples, a.fields, a.maxSpread, a.skipped, a.tasks, a.tasks, compareRuns, a.noise.WorkerMismatches, a.noise.TaskStartRangeMs,
+		a.counts, a.maxDriftMs, a.driftWhat)
 }
 
 // realRuns runs the script on the real pool until compareRuns runs kept their schedule, each
@@ -478,6 +481,9 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 	}
 	if len(env) != len(m.Result.Samples) {
 		t.Fatalf("%d real samples, %d simulated", len(env), len(m.Result.Samples))
+	}
+	if a.noise, err = MeasureNoise(rs); err != nil {
+		t.Fatal(err)
 	}
 	windows, interrupted := interruptWindows(s, m)
 	for k, e := range env {
