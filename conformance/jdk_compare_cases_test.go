@@ -262,6 +262,31 @@ func jdkCases() []compareCase {
 			},
 		},
 		{
+			// setMaximumPoolSize below the pool size with busy workers (R22): the idle
+			// worker 1 is interrupted and exits at once; the busy ones are checked when they
+			// next reach getTask — worker 2 exits as it finishes (wc 2 > max 1, no timeout
+			// needed, R15c), worker 3, the last, stays and, with wc = core, waits in take().
+			name: "setMaximumPoolSize below the pool size: idle workers exit now, busy ones when done (R22 R15)",
+			script: Script{
+				Pool:    Pool{Kind: KindJDK, Core: 1, Max: 3, KeepAliveMs: 5000, Queue: QueueSynchronous},
+				Submits: []Submit{task(1, 20, 300), task(2, 120, 400), task(3, 220, 500)},
+				Sets:    []Set{set(420, SetMax(1))},
+				EndMs:   820,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				exits := map[int]float64{}
+				for _, w := range m.Result.Workers {
+					exits[w.Index] = w.ExitedMs
+				}
+				if exits[1] != 420 || exits[2] != 520 {
+					t.Errorf("workers 1 and 2 exited at %g and %g ms, want 420 (idle, R22) and 520 (its task's end, R15c)", exits[1], exits[2])
+				}
+				if x := simSampleAt(t, m, 790); x.PoolSize != 1 || x.IdleUntimed != 1 {
+					t.Errorf("at 790 ms: %+v, want worker 3 alone in take()", x)
+				}
+			},
+		},
+		{
 			// shutdown(): the queued tasks still run (R27); a submission after it is refused
 			// by the handler, which, caller-runs, drops it once shut down (R33, R36). Each
 			// worker exits when it finds the queue empty, and nothing is drained.
