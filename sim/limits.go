@@ -102,12 +102,13 @@ func (l *limiter) refuse(now, service, duration time.Duration) {
 	}
 	l.refused++
 	end := now + service
-	if service > duration-now {
+	switch b := int(end / l.width); {
+	case service > duration-now || b >= len(l.ends):
 		l.beyond++
-	} else if b := int(end / l.width); b < len(l.ends) {
+	case b < l.cursor:
+		l.ended++ // its bucket has begun: it counts as ended at once
+	default:
 		l.ends[b]++
-	} else {
-		l.beyond++
 	}
 	// Count as ended the tasks of every bucket that has begun: the estimate
 	// errs low by the tasks ending within one bucket.
