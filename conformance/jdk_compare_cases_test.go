@@ -111,7 +111,7 @@ func jdkCases() []compareCase {
 		},
 		{
 			// Non-fair SynchronousQueue (a cached-pool shape: core 0, keepAlive 800 ms): four
-			// staggered tasks make four threads, which park in that order. The next tasks go
+			// tasks of staggered lengths make four threads, which park in that order. The next tasks go
 			// to the most recently parked worker (a LIFO stack, R50): worker 4 gets all of
 			// them, and workers 1–3 expire in turn (R55).
 			name:   "synchronous non-fair: LIFO hand-off, the most recent waiter gets every task (R49 R50 R55)",
@@ -335,15 +335,15 @@ func jdkCases() []compareCase {
 }
 
 // handOffScript is the LIFO-versus-FIFO script on a SynchronousQueue (core 0, max 10,
-// keepAlive 800 ms): four tasks 100 ms apart make four threads, which park at 420, 520, 620
-// and 720 ms; then three short tasks arrive, 200 ms and 600 ms apart.
+// keepAlive 800 ms): a burst of four tasks of 100–400 ms makes four threads (R6), which park
+// at 120, 220, 320 and 420 ms; then three 100 ms tasks arrive at 520, 720 and 1320 ms.
 func handOffScript(fair bool) Script {
 	return Script{
 		Pool: Pool{Kind: KindJDK, Core: 0, Max: 10, KeepAliveMs: 800, Queue: QueueSynchronous, Fair: fair},
 		Submits: []Submit{
-			task(1, 20, 400), task(2, 120, 400), task(3, 220, 400), task(4, 320, 400),
-			task(5, 820, 100), task(6, 1020, 100), task(7, 1620, 100),
+			task(1, 20, 100), task(2, 20, 200), task(3, 20, 300), task(4, 20, 400),
+			task(5, 520, 100), task(6, 720, 100), task(7, 1320, 100),
 		},
-		EndMs: 1820,
+		EndMs: 1520,
 	}
 }

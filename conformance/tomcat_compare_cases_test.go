@@ -66,14 +66,14 @@ func tomcatCases() []compareCase {
 			script: Script{
 				Pool: Pool{Kind: KindTomcat, Core: 1, Max: 2, KeepAliveMs: 5000, Capacity: 1, Rejection: RejectCallerRuns},
 				Submits: []Submit{
-					task(1, 20, 800), task(2, 220, 800), task(3, 420, 800), task(4, 620, 800),
+					task(1, 20, 400), task(2, 120, 400), task(3, 220, 400), task(4, 320, 400),
 				},
-				EndMs: 1820,
+				EndMs: 920,
 			},
 			expect: func(t *testing.T, m *Simulation) {
 				wantWorkers(t, m, []int{1, 2, 3, 4}, []int{1, 2, 1, 0}, "R67 growth, queue at max, R33 caller runs")
-				if x := simSampleAt(t, m, 1790); x.SubmittedCount != 1 || x.Busy != 0 {
-					t.Errorf("at 1790 ms: %+v, want all idle with submittedCount 1 (R64)", x)
+				if x := simSampleAt(t, m, 890); x.SubmittedCount != 1 || x.Busy != 0 {
+					t.Errorf("at 890 ms: %+v, want all idle with submittedCount 1 (R64)", x)
 				}
 			},
 		},
