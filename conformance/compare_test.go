@@ -543,7 +543,6 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 				sw := m.Result.Workers[i]
 				if rw.Index != sw.Index || rw.Alive() != sw.Alive() {
 					t.Errorf("run %d: worker %d alive at the end %v, simulated worker %d %v", ri+1, rw.Index, rw.Alive(), sw.Index, sw.Alive())
-					continue
 				}
 			}
 		}
@@ -557,6 +556,12 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 			if e.Kind == "shutdownNow" || e.Kind == "end" {
 				simDrains = append(simDrains, fmt.Sprintf("%s@%d:%s", e.Kind, e.AtMs, e.Detail))
 			}
+		}
+		// The end counts, exactly, whatever the envelope: the last sample is at the end.
+		rl, sl := r.Samples[len(r.Samples)-1], m.Result.Samples[len(m.Result.Samples)-1]
+		if rl.TMs != s.EndMs || rl.Completed != sl.Completed || rl.Rejected != sl.Rejected || rl.Largest != sl.Largest {
+			t.Errorf("run %d: at %d ms completed %d rejected %d largest %d; simulated at %d ms %d %d %d",
+				ri+1, rl.TMs, rl.Completed, rl.Rejected, rl.Largest, sl.TMs, sl.Completed, sl.Rejected, sl.Largest)
 		}
 		if !slices.Equal(realDrains, simDrains) {
 			t.Errorf("run %d: drains %v, simulated %v", ri+1, realDrains, simDrains)
@@ -580,9 +585,9 @@ func compare(t *testing.T, s Script, m *Simulation, rs []*Result) agreement {
 	return a
 }
 
-// counts summarises the simulated run's end counts, which compare has found equal to the
-// real ones: outcomes by kind, threads created and exited, the largest pool size, the
-// completed and rejected counters at the last sample, and the drains.
+// counts summarises the simulated run's end counts, which compare holds equal to the real
+// ones: outcomes by kind (per task), threads created and exited (per worker), the largest
+// pool size and the completed and rejected counters at the last sample (at the end).
 func counts(s Script, m *Simulation) string {
 	by := map[Outcome]int{}
 	for _, tk := range m.Result.Tasks {
@@ -631,7 +636,7 @@ func workersOf(m *Simulation, ids ...int) []int {
 	return out
 }
 
-// simSample returns the simulated sample at tMs.
+// simSampleAt returns the simulated sample at tMs.
 func simSampleAt(t *testing.T, m *Simulation, tMs int64) Sample {
 	t.Helper()
 	x, ok := m.Result.Sample(tMs)
