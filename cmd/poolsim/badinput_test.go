@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -370,35 +369,20 @@ func TestBadInputs(t *testing.T) {
 	}
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// poolsimBinary builds poolsim once for the tests that need a process of
-// its own (stack traces, memory, signals).
-func poolsimBinary(t *testing.T) string {
-	t.Helper()
+// TestBinary runs what needs a poolsim process of its own — stack traces
+// on a terminal, memory, signals — on one build of it.
+func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the poolsim binary")
 	}
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "poolsim-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "poolsim")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			binErr = errors.New(string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("go build: %v", binErr)
+	bin := filepath.Join(t.TempDir(), "poolsim")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return binPath
+	t.Run("bad inputs", func(t *testing.T) { testBadInputsBinary(t, bin) })
+	t.Run("explosions", func(t *testing.T) { testExplosionsBoundedMemory(t, bin) })
+	t.Run("interrupted", func(t *testing.T) { testInterruptedRun(t, bin) })
 }
 
 // runBinary runs the built poolsim and returns its exit code and outputs.
@@ -415,13 +399,12 @@ func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
 	return cmd.ProcessState.ExitCode(), o.String(), e.String()
 }
 
-// TestBadInputsBinary runs every row through a built poolsim: what reaches
+// testBadInputsBinary runs every row through a built poolsim: what reaches
 // a user's terminal holds no stack trace, and the exit codes are the
 // process's own. It adds inputs only a process can take: /dev/zero as a
 // scenario, a trace and a samples file (an endless line used to end in
 // "fatal error: out of memory" and a Go stack trace).
-func TestBadInputsBinary(t *testing.T) {
-	bin := poolsimBinary(t)
+func testBadInputsBinary(t *testing.T, bin string) {
 	tmp := scratch(t)
 	rows := append([]badInput(nil), badInputs...)
 	if _, err := os.Stat("/dev/zero"); err == nil {
@@ -451,14 +434,13 @@ func TestBadInputsBinary(t *testing.T) {
 	}
 }
 
-// TestExplosionsBoundedMemory: scenarios whose pool or queue would need
+// testExplosionsBoundedMemory: scenarios whose pool or queue would need
 // gigabytes to terabytes run in a few hundred megabytes, exit 0, report the
 // explosion as a finding with an estimate, and mark summary.json capped
 // (issue 6). The uncapped need is measured in the model's own structures
 // (unsafe.Sizeof of a worker or a queued task); a JVM would need far more
 // (a thread's stack alone reserves about 1 MB).
-func TestExplosionsBoundedMemory(t *testing.T) {
-	bin := poolsimBinary(t)
+func testExplosionsBoundedMemory(t *testing.T, bin string) {
 	dir := t.TempDir()
 	tests := []struct {
 		name, yaml  string
@@ -578,12 +560,11 @@ func readOutputs(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-// TestInterruptedRun: Ctrl-C or SIGTERM mid-run ends it cleanly with exit
+// testInterruptedRun: Ctrl-C or SIGTERM mid-run ends it cleanly with exit
 // 130, every output whole and summary.json marked "complete": false; a
 // SIGKILL leaves the previous complete outputs untouched. Nothing is ever
 // torn: files appear only by rename (internal/atomicfile).
-func TestInterruptedRun(t *testing.T) {
-	bin := poolsimBinary(t)
+func testInterruptedRun(t *testing.T, bin string) {
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "long.yaml")
 	if err := os.WriteFile(scen, []byte(longScenario), 0o644); err != nil {
