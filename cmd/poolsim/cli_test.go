@@ -161,3 +161,16 @@ func TestFlagsAfterScenario(t *testing.T) {
 		t.Error("--seed after the scenario was ignored")
 	}
 }
+
+// TestSetValueWithCommas: --set values are YAML; a flow mapping holds
+// commas, which must not split the flag (README's own example).
+func TestSetValueWithCommas(t *testing.T) {
+	sc := writeScenario(t, small)
+	code, out, stderr := run(t, "run", sc, "--out", t.TempDir(), "--set", "pool={preset: jdk, core: 2, max: 4, queue: {type: array, capacity: 50}}")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "queue array (capacity 50)") {
+		t.Errorf("the override did not apply:\n%s", out)
+	}
+}

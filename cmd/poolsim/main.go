@@ -111,7 +111,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideVersion:          true,
 		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {}, // exit codes are chosen in runMain
+		// --set values are YAML and may hold commas ({type: array, capacity:
+		// 50}); a repeated flag is the only way to give several.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {}, // exit codes are chosen in runMain
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
 			return &usageError{err.Error()}
 		},
