@@ -19,14 +19,20 @@ const (
 	// Tomcat is org.apache.tomcat.util.threads.ThreadPoolExecutor with its
 	// TaskQueue (spec §4, R63–R72).
 	Tomcat
+	// Scheduled is java.util.concurrent.ScheduledThreadPoolExecutor with its
+	// DelayedWorkQueue (spec §6, R88–R98; scheduled.go, delayqueue.go).
+	Scheduled
+	// Jetty is Jetty 9.4's org.eclipse.jetty.util.thread.QueuedThreadPool
+	// with reservedThreads 0 (spec §7, R100–R110; jetty.go). Core is
+	// minThreads, Max maxThreads and KeepAlive idleTimeout.
+	Jetty
 )
 
+var flavorNames = [...]string{JDK: "jdk", Tomcat: "tomcat", Scheduled: "scheduled", Jetty: "jetty"}
+
 func (f Flavor) String() string {
-	switch f {
-	case JDK:
-		return "jdk"
-	case Tomcat:
-		return "tomcat"
+	if int(f) < len(flavorNames) {
+		return flavorNames[f]
 	}
 	return fmt.Sprintf("Flavor(%d)", f)
 }
@@ -46,10 +52,17 @@ const (
 	// TaskQueue is Tomcat's TaskQueue, a LinkedBlockingQueue whose offer
 	// refuses while the pool can still grow (R67).
 	TaskQueue
+	// DelayedWorkQueue is ScheduledThreadPoolExecutor's unbounded heap by
+	// due time, ties FIFO by sequence number (R88, R93; delayqueue.go).
+	DelayedWorkQueue
+	// BlockingArrayQueue is Jetty's default job queue: unbounded, FIFO, with
+	// FIFO waiters like LinkedBlockingQueue (R100, R103).
+	BlockingArrayQueue
 )
 
 // QueueKinds lists the queue kinds by their scenario names.
-var queueNames = [...]string{Linked: "linked", Array: "array", Synchronous: "synchronous", Priority: "priority", TaskQueue: "tomcat"}
+var queueNames = [...]string{Linked: "linked", Array: "array", Synchronous: "synchronous", Priority: "priority", TaskQueue: "tomcat",
+	DelayedWorkQueue: "delayed", BlockingArrayQueue: "jetty"}
 
 func (k QueueKind) String() string {
 	if int(k) < len(queueNames) {
@@ -71,6 +84,10 @@ func (k QueueKind) JavaName() string {
 		return "PriorityBlockingQueue"
 	case TaskQueue:
 		return "TaskQueue"
+	case DelayedWorkQueue:
+		return "DelayedWorkQueue"
+	case BlockingArrayQueue:
+		return "BlockingArrayQueue"
 	}
 	return k.String()
 }
@@ -133,7 +150,9 @@ func (c Config) HandOff() HandOff {
 
 // HandOff returns the order in which a queue of this kind hands tasks to
 // parked workers: LIFO only for a non-fair SynchronousQueue (R50); FIFO for
-// every lock-and-condition queue whatever its fairness (R47, R48, R53).
+// every lock-and-condition queue whatever its fairness (R47, R48, R53),
+// Jetty's BlockingArrayQueue (R103) and the DelayedWorkQueue, whose signal
+// wakes the longest waiter (R93).
 func (k QueueKind) HandOff(fair bool) HandOff {
 	if k == Synchronous && !fair {
 		return LIFO
@@ -200,6 +219,15 @@ type Config struct {
 	// (OutOfMemoryError: unable to create native thread, R11): addWorker
 	// fails once this many workers are alive. 0 means no limit.
 	ThreadLimit int
+
+	// ContinuePeriodicAfterShutdown is ScheduledThreadPoolExecutor's
+	// continueExistingPeriodicTasksAfterShutdown policy (default false:
+	// shutdown cancels queued periodic tasks, R98). Scheduled flavor only.
+	ContinuePeriodicAfterShutdown bool
+	// DropDelayedOnShutdown is the negation of
+	// executeExistingDelayedTasksAfterShutdown (default true: delayed
+	// one-shot tasks still run after shutdown, R98). Scheduled flavor only.
+	DropDelayedOnShutdown bool
 }
 
 // ConfigError is a constructor or setter argument the JDK refuses.
@@ -241,11 +269,20 @@ func (c Config) Validate() error {
 	if c.Queue != Synchronous && (c.QueueCapacity <= 0 || c.QueueCapacity > Unbounded) {
 		return &ConfigError{"queue.capacity", fmt.Sprintf("must be in 1..%d, got %d", Unbounded, c.QueueCapacity), "LinkedBlockingQueue/ArrayBlockingQueue(capacity <= 0) throw IllegalArgumentException"}
 	}
+	if int(c.Flavor) >= len(flavorNames) {
+		return &ConfigError{"flavor", fmt.Sprintf("unknown flavor %d", c.Flavor), "jdk, tomcat, scheduled, jetty"}
+	}
 	if c.Flavor == Tomcat && c.Queue != TaskQueue {
 		return &ConfigError{"queue.type", fmt.Sprintf("Tomcat's executor uses its TaskQueue, got %s", c.Queue), "R67"}
 	}
 	if c.Flavor != Tomcat && c.Queue == TaskQueue {
 		return &ConfigError{"queue.type", "TaskQueue needs Tomcat's executor (preset tomcat)", "R67"}
+	}
+	if err := c.validateScheduled(); err != nil {
+		return err
+	}
+	if err := c.validateJetty(); err != nil {
+		return err
 	}
 	if c.Fair && c.Queue != Synchronous && c.Queue != Array {
 		return &ConfigError{"queue.fair", fmt.Sprintf("only synchronous and array queues take a fairness flag, got %s", c.Queue), "R48, R50"}

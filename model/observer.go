@@ -43,3 +43,40 @@ func (NopObserver) Rejected(time.Duration, *Task)                      {}
 func (NopObserver) CallerRuns(time.Duration, *Task)                    {}
 func (NopObserver) Lost(time.Duration, *Task, Outcome)                 {}
 func (NopObserver) RunStateChanged(time.Duration, RunState, RunState)  {}
+
+// PeriodicEnd says why a periodic series stopped.
+type PeriodicEnd uint8
+
+const (
+	// EndedByException: a run threw; the future keeps the exception and no
+	// further run is scheduled (R96).
+	EndedByException PeriodicEnd = iota
+	// EndedByShutdown: shutdown cancelled the series, or a run ended after
+	// shutdown and was not re-queued (R98).
+	EndedByShutdown
+)
+
+func (e PeriodicEnd) String() string {
+	if e == EndedByException {
+		return "exception"
+	}
+	return "shutdown"
+}
+
+// ScheduleObserver is an Observer that also hears of the periodic tasks of
+// a ScheduledThreadPoolExecutor. The pool checks whether its Observer
+// implements it; one that does not sees every run of a series with the
+// first run's service time.
+type ScheduleObserver interface {
+	Observer
+	// Rescheduled reports that periodic task t ended a run and is queued
+	// again, due at t.Arrival (R94, R95); t.Run is the coming run's number.
+	// The model cannot draw what that run will take: the observer sets
+	// t.Service and t.Fails for it, and may give it a new t.ID. t is valid
+	// only during the call.
+	Rescheduled(now time.Duration, t *Task)
+	// PeriodicEnded reports that the series of t will not run again (R96,
+	// R98). t is its last run, or the queued run that shutdown cancelled
+	// (reported Lost as Cancelled just before).
+	PeriodicEnded(now time.Duration, t *Task, why PeriodicEnd)
+}

@@ -25,7 +25,9 @@ func (s RunState) String() string {
 	return fmt.Sprintf("RunState(%d)", s)
 }
 
-// Pool mirrors ThreadPoolExecutor (JDK, or Tomcat's copy of it).
+// Pool mirrors ThreadPoolExecutor (JDK, or Tomcat's copy of it), its
+// subclass ScheduledThreadPoolExecutor (scheduled.go) and Jetty's
+// QueuedThreadPool (jetty.go), chosen by Config.Flavor.
 //
 // Every exported method takes the virtual time of the call. A Pool is not
 // safe for concurrent use; a run drives it from one goroutine.
@@ -55,12 +57,28 @@ type Pool struct {
 	completedTaskCount int64 // of exited workers; live ones add theirs
 	counts             [Exited + 1]int
 	scratch            []*Worker
+
+	// ScheduledThreadPoolExecutor (scheduled.go): the DelayedWorkQueue
+	// (also p.store), its leader (R93), the sequence number of the last
+	// ScheduledFutureTask, and the observer of periodic series, if obs
+	// is one.
+	dwq      *delayStore
+	leader   *Worker
+	seq      uint64
+	schedObs ScheduleObserver
+
+	// QueuedThreadPool (jetty.go): lastShrink and the event stamp when it
+	// was set (R104); stamp numbers the pool's events.
+	lastShrink      time.Duration
+	lastShrinkStamp uint64
+	stamp           uint64
 }
 
 // New constructs a pool, as the ThreadPoolExecutor constructor does: it
 // checks the arguments (R2) and starts no thread, unless the flavor is
-// Tomcat, whose constructor prestarts all core threads (R65), or
-// cfg.Prestart asks for prestartAllCoreThreads() (R19).
+// Tomcat, whose constructor prestarts all core threads (R65), or Jetty,
+// whose start() starts minThreads threads (R101), or cfg.Prestart asks for
+// prestartAllCoreThreads() (R19).
 func New(now time.Duration, cfg Config, obs Observer) (*Pool, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -75,7 +93,14 @@ func New(now time.Duration, cfg Config, obs Observer) (*Pool, error) {
 		now:     now,
 		store:   newStore(cfg.Queue, cfg.QueueCapacity),
 	}
-	if cfg.Flavor == Tomcat || cfg.Prestart {
+	if d, ok := p.store.(*delayStore); ok {
+		p.dwq = d
+		p.schedObs, _ = obs.(ScheduleObserver)
+	}
+	switch {
+	case cfg.Flavor == Jetty:
+		p.jettyStart() // QueuedThreadPool.start(): minThreads threads (R101)
+	case cfg.Flavor == Tomcat || cfg.Prestart:
 		p.PrestartAllCoreThreads(now)
 	}
 	return p, nil
@@ -144,7 +169,9 @@ func (p *Pool) Queued(fn func(*Task)) { p.store.each(fn) }
 
 // Execute is execute(task) (R3–R6); for the Tomcat flavor, Tomcat's
 // override (R66): count the submission, run the JDK steps, and force the
-// task into the TaskQueue if they end in a RejectedExecutionException.
+// task into the TaskQueue if they end in a RejectedExecutionException;
+// for a ScheduledThreadPoolExecutor, schedule(task, 0) (R89); for Jetty,
+// QueuedThreadPool.execute (R102).
 func (p *Pool) Execute(now time.Duration, t Task) {
 	p.now = now
 	p.incoming = t
@@ -152,6 +179,14 @@ func (p *Pool) Execute(now time.Duration, t Task) {
 }
 
 func (p *Pool) execute(t *Task) {
+	switch p.cfg.Flavor {
+	case Scheduled:
+		p.schedule(t, 0, 0)
+		return
+	case Jetty:
+		p.jettyExecute(t)
+		return
+	}
 	if p.cfg.Flavor != Tomcat {
 		p.executeInternal(t)
 		return
@@ -312,13 +347,7 @@ func (p *Pool) addWorker(firstTask *Task, core bool) (ok, failed bool) {
 		p.tryTerminate()
 		return false, true
 	}
-	p.wc++
-	p.nextID++
-	w := &Worker{ID: p.nextID, Created: p.now}
-	p.workers.pushBack(w)
-	if p.workers.n > p.largestPoolSize {
-		p.largestPoolSize = p.workers.n
-	}
+	w := p.newWorker()
 	// runWorker: the first task, else getTask.
 	if firstTask != nil {
 		p.runTask(w, firstTask)
@@ -326,6 +355,19 @@ func (p *Pool) addWorker(firstTask *Task, core bool) (ok, failed bool) {
 		p.getTask(w)
 	}
 	return true, false
+}
+
+// newWorker counts and registers a new thread (wc+1, workers, the
+// largest pool size).
+func (p *Pool) newWorker() *Worker {
+	p.wc++
+	p.nextID++
+	w := &Worker{ID: p.nextID, Created: p.now}
+	p.workers.pushBack(w)
+	if p.workers.n > p.largestPoolSize {
+		p.largestPoolSize = p.workers.n
+	}
+	return w
 }
 
 // runTask hands t to w, which runs it (R13).
@@ -337,7 +379,9 @@ func (p *Pool) runTask(w *Worker, t *Task) {
 
 // TaskDone ends w's current task at its completion time: runWorker's
 // afterExecute, the completed count (R13), then either the abrupt exit of a
-// task that threw (R14, R17) or the next getTask.
+// task that threw (R14, R17) or the next getTask. A ScheduledThreadPoolExecutor
+// task never kills its worker (R96) and a periodic one is queued again
+// first (R94, R95); a Jetty thread survives a throwing job (R108).
 func (p *Pool) TaskDone(now time.Duration, w *Worker) {
 	if !w.hasTask || w.state != Running {
 		panic(fmt.Sprintf("model: TaskDone for worker %d in state %v without a task", w.ID, w.state))
@@ -346,8 +390,16 @@ func (p *Pool) TaskDone(now time.Duration, w *Worker) {
 	failed := w.task.Fails
 	w.hasTask = false
 	w.Completed++
-	if p.cfg.Flavor == Tomcat {
+	switch p.cfg.Flavor {
+	case Tomcat:
 		p.submittedCount-- // Tomcat's afterExecute (R64), thrown or not
+	case Scheduled:
+		p.scheduledTaskDone(w) // the future caught a throw (R96)
+		p.getTask(w)
+		return
+	case Jetty:
+		p.jettyRunner(w) // the Runner caught a throw (R108)
+		return
 	}
 	if failed {
 		p.processWorkerExit(w, true)
@@ -375,7 +427,16 @@ func (p *Pool) getTask(w *Worker) {
 			p.processWorkerExit(w, false)
 			return
 		}
-		// (d) A queued task is taken at once, without parking (R46).
+		// (d) On a DelayedWorkQueue: take() or poll(keepAlive), with the
+		// leader–follower wait (R93).
+		if p.dwq != nil {
+			if p.dwqGetTask(w, timed) {
+				return
+			}
+			w.timedOut = true
+			continue
+		}
+		// A queued task is taken at once, without parking (R46).
 		if t, ok := p.store.poll(); ok {
 			w.timedOut = false
 			p.runTask(w, &t)
@@ -404,20 +465,36 @@ func (p *Pool) park(w *Worker, timed bool) {
 	p.setState(w, IdleUntimed)
 }
 
-// unpark ends w's wait (a task, an interrupt or a timeout).
+// unpark ends w's wait (a task, an interrupt or a timeout). The
+// DelayedWorkQueue's leader stops being the leader whenever its wait ends
+// (take's "if (leader == thisThread) leader = null", R93).
 func (p *Pool) unpark(w *Worker) {
 	p.waiters.remove(w)
+	if p.leader == w {
+		p.leader = nil
+	}
 }
 
 // KeepAliveExpired fires w's keepAlive timer: if w is still in the same
 // poll(keepAlive), the poll returns null and getTask re-evaluates with the
 // current worker count (R15c, R16). A stale timer — the wait ended or was
-// replaced — does nothing and returns false.
+// replaced — does nothing and returns false. On a ScheduledThreadPoolExecutor
+// the timer ends any timed wait on the DelayedWorkQueue, the leader's
+// included (R93); on Jetty, a poll(idleTimeout) (R104).
 func (p *Pool) KeepAliveExpired(now time.Duration, w *Worker) bool {
 	if w.state != IdleTimed || w.deadline != now {
 		return false
 	}
 	p.now = now
+	switch p.cfg.Flavor {
+	case Scheduled:
+		p.dwqWake(w) // awaitNanos returned: loop in take or poll (R93)
+		return true
+	case Jetty:
+		p.unpark(w)
+		p.jettyRunner(w) // poll returned null: shrink check, or poll again (R104)
+		return true
+	}
 	p.unpark(w)
 	w.timedOut = true
 	p.getTask(w)
@@ -504,6 +581,9 @@ func (p *Pool) interruptIdleWorkers(onlyOne bool) {
 
 func (p *Pool) interrupt(w *Worker) {
 	p.unpark(w)
+	if p.dwq != nil {
+		p.dwqLeave() // take's finally: the InterruptedException leaves take (R93)
+	}
 	w.timedOut = false
 	p.getTask(w)
 }
@@ -536,9 +616,13 @@ func (p *Pool) setState(w *Worker, s State) {
 	}
 }
 
-// PrestartCoreThread is prestartCoreThread() (R19).
+// PrestartCoreThread is prestartCoreThread() (R19); on Jetty, one thread
+// if there are fewer than minThreads.
 func (p *Pool) PrestartCoreThread(now time.Duration) bool {
 	p.now = now
+	if p.cfg.Flavor == Jetty {
+		return p.wc < p.cfg.Core && p.startThread()
+	}
 	if p.wc >= p.cfg.Core {
 		return false
 	}
@@ -548,8 +632,12 @@ func (p *Pool) PrestartCoreThread(now time.Duration) bool {
 
 // PrestartAllCoreThreads is prestartAllCoreThreads() (R19): idle core
 // workers until addWorker refuses. They wait in take() unless timed (R20).
+// On Jetty it is ensureThreads (R107).
 func (p *Pool) PrestartAllCoreThreads(now time.Duration) int {
 	p.now = now
+	if p.cfg.Flavor == Jetty {
+		return p.ensureThreads()
+	}
 	n := 0
 	for {
 		ok, _ := p.addWorker(nil, true)
@@ -560,8 +648,14 @@ func (p *Pool) PrestartAllCoreThreads(now time.Duration) int {
 	}
 }
 
-// SetCorePoolSize is setCorePoolSize(n) (R21).
+// SetCorePoolSize is setCorePoolSize(n) (R21); on Jetty, setMinThreads
+// (R100), which drags maxThreads up and starts threads up to the new
+// minimum.
 func (p *Pool) SetCorePoolSize(now time.Duration, n int) error {
+	if p.cfg.Flavor == Jetty {
+		p.now = now
+		return p.setMinThreads(n)
+	}
 	if n < 0 || p.cfg.Max < n {
 		return &ConfigError{"core", fmt.Sprintf("must be in 0..max (%d), got %d", p.cfg.Max, n), "R21: setCorePoolSize throws IllegalArgumentException"}
 	}
@@ -580,8 +674,13 @@ func (p *Pool) SetCorePoolSize(now time.Duration, n int) error {
 	return nil
 }
 
-// SetMaximumPoolSize is setMaximumPoolSize(n) (R22).
+// SetMaximumPoolSize is setMaximumPoolSize(n) (R22); on Jetty,
+// setMaxThreads (R100), which drags minThreads down and stops nobody.
 func (p *Pool) SetMaximumPoolSize(now time.Duration, n int) error {
+	if p.cfg.Flavor == Jetty {
+		p.now = now
+		return p.setMaxThreads(n)
+	}
 	if n <= 0 || n < p.cfg.Core || n > Unbounded {
 		return &ConfigError{"max", fmt.Sprintf("must be in max(1, core (%d))..%d, got %d", p.cfg.Core, Unbounded, n), "R22: setMaximumPoolSize throws IllegalArgumentException"}
 	}
@@ -594,8 +693,13 @@ func (p *Pool) SetMaximumPoolSize(now time.Duration, n int) error {
 }
 
 // SetKeepAliveTime is setKeepAliveTime(d) (R23): a shorter keepAlive
-// interrupts idle workers, whose waits restart with it from now.
+// interrupts idle workers, whose waits restart with it from now. On Jetty
+// it is setIdleTimeout, which interrupts nobody.
 func (p *Pool) SetKeepAliveTime(now time.Duration, d time.Duration) error {
+	if p.cfg.Flavor == Jetty {
+		p.now = now
+		return p.setIdleTimeout(d)
+	}
 	if d < 0 {
 		return &ConfigError{"keepAlive", fmt.Sprintf("must be >= 0, got %v", d), "R23: setKeepAliveTime throws IllegalArgumentException"}
 	}
@@ -614,6 +718,9 @@ func (p *Pool) SetKeepAliveTime(now time.Duration, d time.Duration) error {
 // AllowCoreThreadTimeOut is allowCoreThreadTimeOut(v) (R24): turning it on
 // interrupts idle workers; turning it off interrupts nobody.
 func (p *Pool) AllowCoreThreadTimeOut(now time.Duration, v bool) error {
+	if p.cfg.Flavor == Jetty {
+		return &ConfigError{"allowCoreThreadTimeOut", "QueuedThreadPool has no core time-out", "R104"}
+	}
 	if v && p.cfg.KeepAlive <= 0 {
 		return &ConfigError{"allowCoreThreadTimeOut", "needs keepAlive > 0", "R24: core threads must have nonzero keep alive times"}
 	}
@@ -629,20 +736,39 @@ func (p *Pool) AllowCoreThreadTimeOut(now time.Duration, v bool) error {
 
 // Shutdown is shutdown() (R27): no new tasks; queued ones still run; idle
 // workers are interrupted and exit once the queue is empty. Idempotent.
+// A ScheduledThreadPoolExecutor then applies its shutdown policies to the
+// queued tasks (onShutdown, R98). QueuedThreadPool has no shutdown: the
+// scenario loader refuses it, and the model panics.
 func (p *Pool) Shutdown(now time.Duration) {
+	p.noJettyShutdown()
 	p.now = now
 	p.advanceRunState(PoolShutdown)
 	p.interruptIdleWorkers(false)
+	if p.dwq != nil {
+		p.onShutdown()
+	}
 	p.tryTerminate()
+}
+
+func (p *Pool) noJettyShutdown() {
+	if p.cfg.Flavor == Jetty {
+		panic("model: QueuedThreadPool has no shutdown or shutdownNow (its stop() is not modelled)")
+	}
 }
 
 // ShutdownNow is shutdownNow() (R28): every worker is interrupted, the queue
 // is drained — each drained task reported Lost(Drained), in queue order —
 // and running tasks finish (tasks in the model ignore interrupts).
 func (p *Pool) ShutdownNow(now time.Duration) {
+	p.noJettyShutdown()
 	p.now = now
 	p.advanceRunState(PoolStop)
 	p.interruptIdleWorkers(false) // busy workers notice STOP after their task
+	if p.dwq != nil {
+		p.dwqDrain() // due tasks first, then heap order (R98)
+		p.tryTerminate()
+		return
+	}
 	for {
 		t, ok := p.store.poll()
 		if !ok {
@@ -663,7 +789,7 @@ func (p *Pool) CheckInvariants() {
 	if p.wc != p.workers.n {
 		fail("wc %d != workers %d", p.wc, p.workers.n)
 	}
-	if p.wc > p.cfg.Max && p.waiters.n > 0 {
+	if p.wc > p.cfg.Max && p.waiters.n > 0 && p.cfg.Flavor != Jetty {
 		fail("wc %d > max %d with parked workers", p.wc, p.cfg.Max)
 	}
 	n, busy, timed, untimed, parked := 0, 0, 0, 0, 0
@@ -697,7 +823,9 @@ func (p *Pool) CheckInvariants() {
 	if parked != p.waiters.n {
 		fail("wait list %d != parked %d", p.waiters.n, parked)
 	}
-	if parked > 0 && p.store.size() > 0 {
+	if p.dwq != nil {
+		p.checkScheduled(fail)
+	} else if parked > 0 && p.store.size() > 0 {
 		fail("%d parked workers beside %d queued tasks", parked, p.store.size())
 	}
 	if p.cfg.Queue != Synchronous && p.store.size() > p.cfg.QueueCapacity {

@@ -23,6 +23,8 @@ func newStore(k QueueKind, capacity int) taskStore {
 		return syncStore{}
 	case Priority:
 		return &priorityStore{}
+	case DelayedWorkQueue:
+		return &delayStore{}
 	}
 	return &ringStore{capacity: capacity}
 }

@@ -21,9 +21,13 @@ import (
 // Commands:
 //
 //	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
-//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat] [acto] [prestart] [limit=N]
-//	    [handoff=fifo|lifo]
+//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty] [acto]
+//	    [prestart] [limit=N] [handoff=fifo|lifo] [keepPeriodic] [dropDelayed]
 //	execute id=N service=D [fails] [priority=N]   (at the current time)
+//	schedule id=N service=D delay=D [fails]        schedule(task, delay)
+//	fixedRate|fixedDelay id=N service=D[,D...] initial=D every=D [failRun=N]
+//	    scheduleAtFixedRate / scheduleWithFixedDelay; run k takes the k-th
+//	    service time (the last one repeats); run failRun throws
 //	advance D | advance to=T   fire completions and keepAlive timers in
 //	                           (time, completions-before-timers, arming order)
 //	set core=N | max=N | keepAlive=D | acto=true|false
@@ -119,6 +123,26 @@ type scriptEnv struct {
 	pending []pendingEvent
 	seq     int
 	log     []string
+	// periodic series by task ID: per-run service times and the failing run.
+	series map[uint64]scriptSeries
+}
+
+type scriptSeries struct {
+	services []time.Duration
+	failRun  int32
+}
+
+// Rescheduled implements ScheduleObserver: the next run's service time.
+func (e *scriptEnv) Rescheduled(now time.Duration, t *Task) {
+	s := e.series[t.ID]
+	t.Service = s.services[min(int(t.Run), len(s.services))-1]
+	t.Fails = t.Run == s.failRun
+	e.logf("task %d run %d queued, due at %v", t.ID, t.Run, t.Arrival)
+}
+
+// PeriodicEnded implements ScheduleObserver.
+func (e *scriptEnv) PeriodicEnded(now time.Duration, t *Task, why PeriodicEnd) {
+	e.logf("task %d series ended after run %d: %v", t.ID, t.Run, why)
 }
 
 type pendingEvent struct {
@@ -201,9 +225,16 @@ func (e *scriptEnv) do(cmd string) string {
 			}
 			cfg.Rejection = pol
 		}
-		if args["flavor"] == "tomcat" {
+		switch args["flavor"] {
+		case "tomcat":
 			cfg.Flavor = Tomcat
+		case "scheduled":
+			cfg.Flavor = Scheduled
+		case "jetty":
+			cfg.Flavor = Jetty
 		}
+		_, cfg.ContinuePeriodicAfterShutdown = args["keepPeriodic"]
+		_, cfg.DropDelayedOnShutdown = args["dropDelayed"]
 		switch args["handoff"] {
 		case "lifo":
 			cfg.HandOffOverride = ForceLIFO
@@ -226,6 +257,33 @@ func (e *scriptEnv) do(cmd string) string {
 			task.Priority = int32(e.atoi(pr))
 		}
 		e.pool.Execute(e.now, task)
+	case "schedule":
+		task := Task{ID: uint64(e.atoi(args["id"])), Arrival: e.now, Submit: e.now, Service: e.dur(args["service"])}
+		_, task.Fails = args["fails"]
+		if err := e.pool.Schedule(e.now, task, e.dur(args["delay"])); err != nil {
+			e.log = append(e.log, "error: "+err.Error())
+		}
+	case "fixedRate", "fixedDelay":
+		var ss scriptSeries
+		for _, v := range strings.Split(args["service"], ",") {
+			ss.services = append(ss.services, e.dur(v))
+		}
+		if f, ok := args["failRun"]; ok {
+			ss.failRun = int32(e.atoi(f))
+		}
+		id := uint64(e.atoi(args["id"]))
+		if e.series == nil {
+			e.series = map[uint64]scriptSeries{}
+		}
+		e.series[id] = ss
+		task := Task{ID: id, Arrival: e.now, Submit: e.now, Service: ss.services[0], Periodic: 1, Run: 1, Fails: ss.failRun == 1}
+		call := e.pool.ScheduleAtFixedRate
+		if fields[0] == "fixedDelay" {
+			call = e.pool.ScheduleWithFixedDelay
+		}
+		if err := call(e.now, task, e.dur(args["initial"]), e.dur(args["every"])); err != nil {
+			e.log = append(e.log, "error: "+err.Error())
+		}
 	case "advance":
 		target := e.now
 		if to, ok := args["to"]; ok {
@@ -315,6 +373,9 @@ func (e *scriptEnv) dump() string {
 		if w.State() == IdleTimed {
 			fmt.Fprintf(&b, " deadline %v", w.Deadline())
 		}
+		if w == p.Leader() {
+			b.WriteString(" (leader)")
+		}
 	})
 	var parked []string
 	p.Parked(func(w *Worker) { parked = append(parked, strconv.Itoa(w.ID)) })
@@ -322,6 +383,14 @@ func (e *scriptEnv) dump() string {
 	var queued []string
 	p.Queued(func(t *Task) { queued = append(queued, strconv.FormatUint(t.ID, 10)) })
 	fmt.Fprintf(&b, "\n  queue: [%s]", strings.Join(queued, " "))
+	switch p.cfg.Flavor {
+	case Scheduled:
+		var due []string
+		p.Queued(func(t *Task) { due = append(due, fmt.Sprintf("%d@%v", t.ID, t.Arrival)) })
+		fmt.Fprintf(&b, "\n  due: [%s]", strings.Join(due, " "))
+	case Jetty:
+		fmt.Fprintf(&b, "\n  lastShrink: %v", p.LastShrink())
+	}
 	return b.String()
 }
 

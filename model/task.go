@@ -10,7 +10,15 @@ type Task struct {
 	Submit   time.Duration // when Execute was called (later than Arrival if the submitter was blocked)
 	Service  time.Duration // how long it runs once started, drawn by the workload
 	Priority int32         // PriorityBlockingQueue order: lower runs first
-	Fails    bool          // it throws at its end, killing its worker (R14)
+	// Periodic numbers the periodic series a ScheduledThreadPoolExecutor
+	// task belongs to (1, 2, …; 0: not periodic), and Run counts its runs
+	// from 1 (R94, R95). The model copies both to every run it re-queues.
+	Periodic, Run int32
+	// Fails: it throws at its end. On a ThreadPoolExecutor, through
+	// execute, that kills its worker (R14); a ScheduledThreadPoolExecutor's
+	// future catches it, and a periodic series stops (R96); Jetty logs it
+	// and the thread lives on (R108).
+	Fails bool
 }
 
 // Outcome is what became of a task that never ran on a pool worker.
@@ -36,12 +44,19 @@ const (
 	// SynchronousQueue); the JDK recursion ends in StackOverflowError unless
 	// a worker frees up within microseconds (R35).
 	RetryExhausted
+	// Cancelled: ScheduledThreadPoolExecutor's shutdown removed it from the
+	// queue and cancelled it, as its shutdown policies say (R98).
+	Cancelled
+
+	// NumOutcomes is the number of outcomes, for arrays indexed by them.
+	NumOutcomes = int(Cancelled) + 1
 )
 
 var outcomeNames = [...]string{
 	Aborted: "aborted", Discarded: "discarded", DiscardedOldest: "discarded-oldest",
 	DroppedAfterShutdown: "dropped-after-shutdown", Drained: "drained",
 	ThreadStartFailed: "thread-start-failed", RetryExhausted: "retry-exhausted",
+	Cancelled: "cancelled",
 }
 
 func (o Outcome) String() string {

@@ -80,6 +80,17 @@ type Worker struct {
 	// kept across the worker's parks within one getTask call.
 	timedOut bool
 
+	// Scheduled flavor (scheduled.go): the ScheduledFutureTask it runs
+	// (its due time, sequence and period), and the DelayedWorkQueue call
+	// it waits in: poll(keepAlive) until pollDeadline, or take().
+	sched        schedule
+	inPoll       bool
+	pollDeadline time.Duration
+
+	// Jetty flavor (jetty.go): the pool's event stamp when the worker
+	// began its current job or wait, to order it against lastShrink.
+	stamp uint64
+
 	// Intrusive lists: all live workers in creation order, and the wait list.
 	prev, next   *Worker
 	wprev, wnext *Worker

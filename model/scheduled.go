@@ -1,0 +1,395 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// This file is java.util.concurrent.ScheduledThreadPoolExecutor (spec §6,
+// R88–R98) on top of the ThreadPoolExecutor model: schedule,
+// scheduleAtFixedRate, scheduleWithFixedDelay, delayedExecute,
+// reExecutePeriodic, ensurePrestart, onShutdown, and the DelayedWorkQueue's
+// take/poll with its leader–follower wait (R93). The heap itself is in
+// delayqueue.go.
+//
+// Workers wait on the queue's one condition ("available"), whose waiters
+// are the pool's wait list in FIFO order (R40). A waiter in await() is
+// IdleUntimed (WAITING); one in awaitNanos — the leader, waiting until the
+// head is due, or a worker in poll(keepAlive) — is IdleTimed (TIMED_WAITING,
+// R61, M6), its Deadline the instant that awaitNanos returns. The event
+// loop's keepAlive timer serves both: KeepAliveExpired returns the
+// awaitNanos, and the worker loops in take or poll as the JDK's does.
+//
+// Zero wake-up latency (spec R47) becomes: a parked worker and a due task
+// never coexist. A signalled worker re-runs its loop at once, ahead of a
+// worker being started by the same call (ensurePrestart), which in Java
+// needs far longer to start than a parked thread needs to wake.
+
+// DefaultScheduledKeepAlive is ScheduledThreadPoolExecutor's keepAliveTime,
+// DEFAULT_KEEPALIVE_MILLIS (R88).
+const DefaultScheduledKeepAlive = 10 * time.Millisecond
+
+// maxScheduleDelay is ScheduledThreadPoolExecutor.MAX_NANOS (JDK 25), about
+// 146 years: triggerTime caps every delay at it (R89).
+const maxScheduleDelay = time.Duration(math.MaxInt64>>1 - 1)
+
+// validateScheduled holds the ScheduledThreadPoolExecutor constructor's
+// shape: a DelayedWorkQueue, which is unbounded (R88).
+func (c Config) validateScheduled() error {
+	switch {
+	case c.Flavor == Scheduled && c.Queue != DelayedWorkQueue:
+		return &ConfigError{"queue.type", fmt.Sprintf("ScheduledThreadPoolExecutor uses its DelayedWorkQueue, got %s", c.Queue), "R88"}
+	case c.Flavor != Scheduled && c.Queue == DelayedWorkQueue:
+		return &ConfigError{"queue.type", "DelayedWorkQueue needs a ScheduledThreadPoolExecutor (preset scheduled)", "R88"}
+	case c.Flavor == Scheduled && c.QueueCapacity != Unbounded:
+		return &ConfigError{"queue.capacity", fmt.Sprintf("DelayedWorkQueue is unbounded, got %d", c.QueueCapacity), "R88"}
+	case c.Flavor != Scheduled && (c.ContinuePeriodicAfterShutdown || c.DropDelayedOnShutdown):
+		return &ConfigError{"continueExistingPeriodicTasksAfterShutdown", "a shutdown policy of ScheduledThreadPoolExecutor only", "R98"}
+	}
+	return nil
+}
+
+// Schedule is schedule(task, delay) (R89): the task is due at now +
+// max(delay, 0) and goes through delayedExecute (R90). execute(task) on a
+// ScheduledThreadPoolExecutor is Schedule(task, 0). The model sets
+// t.Arrival to the due time when that is later, so a task's wait is its
+// lateness. It returns an error only for a pool that is not a
+// ScheduledThreadPoolExecutor.
+func (p *Pool) Schedule(now time.Duration, t Task, delay time.Duration) error {
+	if p.dwq == nil {
+		return fmt.Errorf("model: schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
+	}
+	p.now = now
+	p.schedule(&t, delay, 0)
+	return nil
+}
+
+// ScheduleAtFixedRate is scheduleAtFixedRate(task, initialDelay, period)
+// (R94): runs due at now+initialDelay, then each previous due time plus
+// period; a late run is followed by the missed ones back to back, never
+// overlapping. period <= 0 is the JDK's IllegalArgumentException.
+func (p *Pool) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, period time.Duration) error {
+	if period <= 0 {
+		return &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", period), "R94: scheduleAtFixedRate throws IllegalArgumentException for period <= 0"}
+	}
+	return p.schedulePeriodic(now, t, initialDelay, period)
+}
+
+// ScheduleWithFixedDelay is scheduleWithFixedDelay(task, initialDelay,
+// delay) (R95): each next run is due delay after the previous run ended.
+// delay <= 0 is the JDK's IllegalArgumentException.
+func (p *Pool) ScheduleWithFixedDelay(now time.Duration, t Task, initialDelay, delay time.Duration) error {
+	if delay <= 0 {
+		return &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", delay), "R95: scheduleWithFixedDelay throws IllegalArgumentException for delay <= 0"}
+	}
+	return p.schedulePeriodic(now, t, initialDelay, -delay)
+}
+
+func (p *Pool) schedulePeriodic(now time.Duration, t Task, initialDelay, period time.Duration) error {
+	if p.dwq == nil {
+		return fmt.Errorf("model: periodic schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
+	}
+	p.now = now
+	if t.Run == 0 {
+		t.Run = 1
+	}
+	p.schedule(&t, initialDelay, period)
+	return nil
+}
+
+// triggerTime is the due time of a task scheduled now with this delay:
+// negative delays count as 0, and delays are capped at MAX_NANOS (R89).
+func (p *Pool) triggerTime(delay time.Duration) time.Duration {
+	delay = min(max(delay, 0), maxScheduleDelay)
+	if p.now > math.MaxInt64-delay {
+		return math.MaxInt64
+	}
+	return p.now + delay
+}
+
+// schedule builds the ScheduledFutureTask (a new sequence number) and
+// hands it to delayedExecute.
+func (p *Pool) schedule(t *Task, delay, period time.Duration) {
+	p.seq++
+	d := delayed{task: *t, schedule: schedule{due: p.triggerTime(delay), seq: p.seq, period: period}}
+	if d.due > d.task.Arrival {
+		d.task.Arrival = d.due
+	}
+	p.delayedExecute(&d)
+}
+
+// delayedExecute (R90): a shut-down pool rejects the task through its
+// handler; otherwise it is queued, then ensurePrestart starts a worker if
+// there are fewer than core (R91). (The JDK's recheck — cancel the task if
+// shutdown came between the two steps — cannot trigger here: the model has
+// no concurrent shutdown.)
+func (p *Pool) delayedExecute(d *delayed) {
+	if p.runState >= PoolShutdown {
+		p.incoming = d.task
+		p.reject(&p.incoming)
+		return
+	}
+	p.dwqAdd(*d)
+	p.ensurePrestart()
+}
+
+// ensurePrestart is ThreadPoolExecutor.ensurePrestart (R19, R91): one core
+// worker if wc < core, else one worker if there is none at all.
+func (p *Pool) ensurePrestart() {
+	if p.wc < p.cfg.Core {
+		p.addWorker(nil, true)
+	} else if p.wc == 0 {
+		p.addWorker(nil, false)
+	}
+}
+
+// dwqAdd is DelayedWorkQueue.offer (R93): a task that becomes the head
+// clears the leader and signals one waiter.
+func (p *Pool) dwqAdd(d delayed) {
+	if p.dwq.add(d) {
+		p.leader = nil
+		p.dwqSignal()
+	}
+}
+
+// canRunInCurrentRunState (R98): always while running; never once
+// stopped; after shutdown, periodic tasks only with
+// continueExistingPeriodicTasksAfterShutdown, delayed ones unless
+// executeExistingDelayedTasksAfterShutdown is off — or they are due.
+func (p *Pool) canRunInCurrentRunState(s *schedule) bool {
+	switch {
+	case p.runState == PoolRunning:
+		return true
+	case p.runState >= PoolStop:
+		return false
+	case s.periodic():
+		return p.cfg.ContinuePeriodicAfterShutdown
+	}
+	return !p.cfg.DropDelayedOnShutdown || s.due <= p.now
+}
+
+// dwqGetTask is the wait of getTask (R15d) on a DelayedWorkQueue: take(),
+// or poll(keepAlive) when timed. It reports false when the poll returned
+// null (getTask then remembers "timed out" and loops); true when the worker
+// got a task or is parked.
+func (p *Pool) dwqGetTask(w *Worker, timed bool) bool {
+	w.inPoll = timed
+	if timed {
+		w.pollDeadline = p.now + p.cfg.KeepAlive
+	}
+	return p.dwqAwait(w)
+}
+
+// dwqAwait is one pass of DelayedWorkQueue.take's or poll's loop (R93) for
+// w, which is not parked: take the head if it is due; otherwise wait —
+// untimed behind a leader, or as the leader until the head is due, or, in
+// poll, no longer than the poll's own deadline. It reports false when the
+// poll's time is up.
+func (p *Pool) dwqAwait(w *Worker) bool {
+	h := p.dwq.head()
+	switch {
+	case h != nil && h.due <= p.now:
+		d := p.dwq.pollHead()
+		w.timedOut = false
+		p.runScheduled(w, &d)
+		return true
+	case w.inPoll && p.now >= w.pollDeadline:
+		p.dwqLeave()
+		return false
+	case h == nil:
+		p.dwqPark(w, w.inPoll, w.pollDeadline) // await(), or awaitNanos(nanos) in poll
+	case w.inPoll && (w.pollDeadline < h.due || p.leader != nil):
+		p.dwqPark(w, true, w.pollDeadline) // poll: nanos < delay, or a leader exists
+	case !w.inPoll && p.leader != nil:
+		p.dwqPark(w, false, 0) // a follower
+	default:
+		p.leader = w
+		p.dwqPark(w, true, h.due) // the leader waits until the head is due
+	}
+	return true
+}
+
+// dwqLeave is the finally clause of take and poll: leaving with no leader
+// and a non-empty queue signals a waiter, which may become the next leader
+// (R93).
+func (p *Pool) dwqLeave() {
+	if p.leader == nil && p.dwq.size() > 0 {
+		p.dwqSignal()
+	}
+}
+
+// dwqSignal is available.signal(): the longest-waiting worker (R40) wakes
+// and re-runs its take or poll loop at once. A poll whose time is up
+// returns null to its getTask.
+func (p *Pool) dwqSignal() {
+	w := p.waiters.head
+	if w == nil {
+		return
+	}
+	p.unpark(w)
+	if !p.dwqAwait(w) {
+		w.timedOut = true
+		p.getTask(w)
+	}
+}
+
+// dwqPark makes w wait on the condition: untimed (await, WAITING), or
+// timed (awaitNanos, TIMED_WAITING) until deadline.
+func (p *Pool) dwqPark(w *Worker, timed bool, deadline time.Duration) {
+	w.parkedAt = p.now
+	p.waiters.pushBack(w)
+	if timed {
+		w.deadline = deadline
+		p.setState(w, IdleTimed)
+		p.obs.KeepAliveArmed(p.now, w)
+		return
+	}
+	p.setState(w, IdleUntimed)
+}
+
+// dwqWake handles the end of a timed wait (its awaitNanos returned):
+// the worker loops in its take or poll.
+func (p *Pool) dwqWake(w *Worker) {
+	p.unpark(w)
+	if !p.dwqAwait(w) {
+		w.timedOut = true
+		p.getTask(w)
+	}
+}
+
+// runScheduled is the end of take (its finally clause, dwqLeave) and the
+// start of ScheduledFutureTask.run on w. A task that may not run in the
+// current state (R98: taken after shutdownNow began, say) is cancelled
+// instead, and w asks for its next task.
+func (p *Pool) runScheduled(w *Worker, d *delayed) {
+	if !p.canRunInCurrentRunState(&d.schedule) {
+		p.dwqLeave()
+		p.lost = d.task
+		p.obs.Lost(p.now, &p.lost, Cancelled)
+		if d.periodic() {
+			p.periodicEnded(&p.lost, EndedByShutdown)
+		}
+		p.getTask(w)
+		return
+	}
+	w.sched = d.schedule
+	p.runTask(w, &d.task)
+	p.dwqLeave()
+}
+
+// scheduledTaskDone is the end of ScheduledFutureTask.run on w: a FutureTask
+// keeps what the task threw, so the worker never dies of it (R8, R96). A
+// periodic task that ran normally computes its next due time
+// (setNextRunTime: previous due + period, R94; or now + delay, R95) and is
+// queued again (reExecutePeriodic), before w returns to getTask; one that
+// threw stops its series (R96).
+func (p *Pool) scheduledTaskDone(w *Worker) {
+	if !w.sched.periodic() {
+		return
+	}
+	t, s := w.task, w.sched
+	if t.Fails {
+		p.periodicEnded(&t, EndedByException)
+		return
+	}
+	if s.period > 0 {
+		s.due += s.period
+	} else {
+		s.due = p.triggerTime(-s.period)
+	}
+	p.reExecutePeriodic(t, s)
+}
+
+// reExecutePeriodic (R94, R98): queue the next run unless the run state
+// forbids it, then ensurePrestart — so every run, like every schedule call,
+// may start a worker while wc < core (R91).
+func (p *Pool) reExecutePeriodic(t Task, s schedule) {
+	if !p.canRunInCurrentRunState(&s) {
+		p.periodicEnded(&t, EndedByShutdown)
+		return
+	}
+	t.Run++
+	t.Arrival, t.Submit = s.due, p.now
+	if p.schedObs != nil {
+		p.schedObs.Rescheduled(p.now, &t)
+	}
+	p.dwqAdd(delayed{task: t, schedule: s})
+	p.ensurePrestart()
+}
+
+func (p *Pool) periodicEnded(t *Task, why PeriodicEnd) {
+	if p.schedObs != nil {
+		p.schedObs.PeriodicEnded(p.now, t, why)
+	}
+}
+
+// onShutdown is ScheduledThreadPoolExecutor.onShutdown (R98), called by
+// shutdown after the idle workers were interrupted: in toArray (heap
+// array) order, it removes and cancels the queued periodic tasks unless
+// continueExistingPeriodicTasksAfterShutdown, and the delayed tasks not yet
+// due if executeExistingDelayedTasksAfterShutdown is off; then tryTerminate.
+func (p *Pool) onShutdown() {
+	keepPeriodic := p.cfg.ContinuePeriodicAfterShutdown
+	keepDelayed := !p.cfg.DropDelayedOnShutdown
+	for _, seq := range p.dwq.snapshot() {
+		i := p.dwq.indexOf(seq)
+		if i < 0 {
+			continue
+		}
+		e := &p.dwq.es[i]
+		drop := !keepDelayed && e.due > p.now
+		if e.periodic() {
+			drop = !keepPeriodic
+		}
+		if !drop {
+			continue
+		}
+		d := p.dwq.removeAt(i)
+		p.lost = d.task
+		p.obs.Lost(p.now, &p.lost, Cancelled)
+		if d.periodic() {
+			p.periodicEnded(&p.lost, EndedByShutdown)
+		}
+	}
+	p.tryTerminate()
+}
+
+// dwqDrain is ThreadPoolExecutor.drainQueue on a DelayedWorkQueue (R28,
+// R98): drainTo takes the due tasks in due order, then the others are
+// removed one by one in toArray (heap array) order.
+func (p *Pool) dwqDrain() {
+	for h := p.dwq.head(); h != nil && h.due <= p.now; h = p.dwq.head() {
+		d := p.dwq.pollHead()
+		p.drained(&d)
+	}
+	rest := p.dwq.es
+	p.dwq.es = nil
+	for i := range rest {
+		p.drained(&rest[i])
+	}
+}
+
+func (p *Pool) drained(d *delayed) {
+	p.lost = d.task
+	p.obs.Lost(p.now, &p.lost, Drained)
+	if d.periodic() {
+		p.periodicEnded(&p.lost, EndedByShutdown)
+	}
+}
+
+// Leader returns the DelayedWorkQueue's leader — the worker waiting timed
+// until the head is due (R61, R93) — or nil.
+func (p *Pool) Leader() *Worker { return p.leader }
+
+// checkScheduled holds the DelayedWorkQueue's invariants: no parked worker
+// beside a due task (zero wake-up latency), and a leader, if any, waiting
+// timed.
+func (p *Pool) checkScheduled(fail func(string, ...any)) {
+	if h := p.dwq.head(); h != nil && h.due <= p.now && p.waiters.n > 0 {
+		fail("%d parked workers beside a task due at %v", p.waiters.n, h.due)
+	}
+	if l := p.leader; l != nil && (!l.waiting || l.state != IdleTimed) {
+		fail("leader %d is %v, not waiting timed", l.ID, l.state)
+	}
+}
