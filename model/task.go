@@ -10,9 +10,10 @@ type Task struct {
 	Submit   time.Duration // when Execute was called (later than Arrival if the submitter was blocked)
 	Service  time.Duration // how long it runs once started, drawn by the workload
 	Priority int32         // PriorityBlockingQueue order: lower runs first
-	// Periodic numbers the periodic series a ScheduledThreadPoolExecutor
-	// task belongs to (1, 2, …; 0: not periodic), and Run counts its runs
-	// from 1 (R94, R95). The model copies both to every run it re-queues.
+	// Periodic numbers the scheduled job a ScheduledThreadPoolExecutor
+	// task belongs to (1, 2, …; 0: ordinary traffic), for the caller's
+	// reports, and Run counts its runs from 1 (R94, R95). The model copies
+	// Periodic to every run it re-queues and increments Run.
 	Periodic, Run int32
 	// Fails: it throws at its end. On a ThreadPoolExecutor, through
 	// execute, that kills its worker (R14); a ScheduledThreadPoolExecutor's

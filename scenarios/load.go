@@ -297,6 +297,9 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 			return d.errAt(items[i], fmt.Sprintf("snapshots[%d]", i), fmt.Sprintf("%v is after the end of the run (%v)", at, sc.Duration), "times within the duration")
 		}
 	}
+	if err := d.checkPeriodic(root, sc); err != nil {
+		return err
+	}
 	return d.checkEvents(root, sc)
 }
 
@@ -371,6 +374,15 @@ func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) e
 			sc.Pool.ThreadNamePrefix, err = d.scalar(n, p, "a thread name prefix, e.g. http-nio-8080-exec-")
 			return
 		}},
+		{"continueExistingPeriodicTasksAfterShutdown", func(n *yaml.Node, p string) (err error) {
+			c.ContinuePeriodicAfterShutdown, err = d.boolean(n, p)
+			return
+		}},
+		{"executeExistingDelayedTasksAfterShutdown", func(n *yaml.Node, p string) error {
+			v, err := d.boolean(n, p)
+			c.DropDelayedOnShutdown = !v
+			return err
+		}},
 	})
 }
 
@@ -413,6 +425,9 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 	if pre.ClampCore && c.Core > c.Max {
 		c.Core = c.Max // getMinSpareThreads() = min(minSpareThreads, maxThreads) (R73)
 	}
+	if err := d.finishFamily(sc, pn); err != nil {
+		return err
+	}
 	if err := c.Validate(); err != nil {
 		var ce *model.ConfigError
 		if !errors.As(err, &ce) {
@@ -447,7 +462,7 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) error {
 	w := &sc.Workload
 	var top workloads.Phase
-	var topArr, topSvc, topPri, phasesNode, traceNode, logNode *yaml.Node
+	var topArr, topSvc, topPri, phasesNode, traceNode, logNode, periodicNode *yaml.Node
 	err := d.mapping(n, path, []field{
 		{"phases", func(n *yaml.Node, p string) error {
 			phasesNode = n
@@ -499,6 +514,7 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 			w.Failure = v
 			return err
 		}},
+		{"periodic", func(n *yaml.Node, p string) error { periodicNode = n; return d.periodic(n, p, dir, sc) }},
 	})
 	if err != nil {
 		return err
@@ -510,8 +526,10 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 		}
 	}
 	switch {
+	case forms == 0 && periodicNode != nil:
+		sc.WorkloadForm = "periodic" // periodic jobs only
 	case forms == 0:
-		return d.errAt(n, path, "no traffic", "arrivals and service, phases, trace, or accesslog")
+		return d.errAt(n, path, "no traffic", "arrivals and service, phases, trace, accesslog, or periodic")
 	case forms > 1:
 		return d.errAt(n, path, "give only one of: phases; arrivals and service; trace; accesslog", "one form of workload")
 	case (traceNode != nil || logNode != nil) && topPri != nil:
@@ -952,6 +970,9 @@ func (d *decoder) events(n *yaml.Node, path string, sc *Scenario) error {
 func (d *decoder) checkEvents(root *yaml.Node, sc *Scenario) error {
 	if len(sc.Events) == 0 {
 		return nil
+	}
+	if sc.Pool.Flavor == model.Jetty {
+		return d.checkJettyEvents(root, sc)
 	}
 	items, _ := d.sequence(child(root, "events"), "events", "")
 	cfg := sc.Pool.Config

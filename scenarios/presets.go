@@ -110,6 +110,45 @@ var presets = []Preset{
 		Config: model.Config{Flavor: model.JDK, Core: 1, Max: model.Unbounded, KeepAlive: 60 * time.Second,
 			Queue: model.Linked, QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy},
 	},
+	{
+		Name:    "scheduled",
+		Summary: "Executors.newScheduledThreadPool(core): a ScheduledThreadPoolExecutor, core threads only; periodic jobs in workload.periodic",
+		Java:    "new ScheduledThreadPoolExecutor(core): super(core, Integer.MAX_VALUE, DEFAULT_KEEPALIVE_MILLIS = 10, MILLISECONDS, new DelayedWorkQueue())",
+		Source: "spec R84, R88 (ScheduledThreadPoolExecutor.java, JDK 17 and 25: max Integer.MAX_VALUE, keepAlive 10 ms, unbounded DelayedWorkQueue, so never more than core threads; " +
+			"each schedule call and each periodic re-run starts a thread while fewer than core exist, R91); shutdown policies continueExistingPeriodicTasksAfterShutdown false, " +
+			"executeExistingDelayedTasksAfterShutdown true (R98); core is pool.core",
+		Prefix: "pool-1-thread-",
+		Config: model.Config{Flavor: model.Scheduled, Max: model.Unbounded, KeepAlive: model.DefaultScheduledKeepAlive,
+			Queue: model.DelayedWorkQueue, QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy},
+		NeedsCore: true,
+	},
+	{
+		Name:    "jetty",
+		Summary: "Jetty 9.4's QueuedThreadPool with its defaults: grows whenever no thread is idle, shrinks one thread per idleTimeout",
+		Java:    "new QueuedThreadPool(maxThreads 200, minThreads 8, idleTimeout 60000, reservedThreads 0, queue null = new BlockingArrayQueue<>(8192, 8192), threadGroup null); start()",
+		Source: "spec R100–R108 (QueuedThreadPool.java, Jetty 9.4.56/9.4.57 as Debian's libjetty9-java ships it: maxThreads 200, minThreads min(8, maxThreads), idleTimeout 60000 ms, " +
+			"an unbounded BlockingArrayQueue); reservedThreads 0 (Jetty's default −1 keeps up to max(1, min(cpus, maxThreads/10)) threads parked for tryExecute, R109, not modelled); " +
+			"core is minThreads, max maxThreads, keepAlive idleTimeout",
+		Prefix: "qtp-",
+		Config: model.Config{Flavor: model.Jetty, Core: 8, Max: 200, KeepAlive: 60 * time.Second,
+			Queue: model.BlockingArrayQueue, QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy},
+		CoreKeyName: "minThreads",
+		MaxKeyName:  "maxThreads",
+	},
+	{
+		Name:    "spring-boot-jetty",
+		Summary: "Spring Boot's embedded Jetty (server.jetty.threads.*) with its defaults, on Jetty 9.4 (Spring Boot 2.3–2.7)",
+		Java:    "JettyWebServerFactoryCustomizer.determineThreadPool: new QueuedThreadPool(server.jetty.threads.max 200, server.jetty.threads.min 8, server.jetty.threads.idle-timeout 60000 ms, queue null)",
+		Source: "Spring Boot ServerProperties.Jetty.Threads: max 200, min 8, idle-timeout 60000 ms, max-queue-capacity unset, so Jetty's own unbounded BlockingArrayQueue " +
+			"(spring-projects/spring-boot ServerProperties.java at a19a5654, JettyWebServerFactoryCustomizer.java at 00b56686; Spring Boot 3.x keeps these defaults in JettyThreadPool.create) — " +
+			"the same numbers as the jetty preset. Not modelled: Jetty's reservedThreads −1 (R109) and the acceptor and selector threads the server leases from the pool " +
+			"(server.jetty.threads.acceptors/selectors −1: derived from the CPU count); Spring Boot 3.x runs Jetty 11/12, whose pool shrinks by a different rule (R106)",
+		Prefix: "qtp-",
+		Config: model.Config{Flavor: model.Jetty, Core: 8, Max: 200, KeepAlive: 60 * time.Second,
+			Queue: model.BlockingArrayQueue, QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy},
+		CoreKeyName: "server.jetty.threads.min",
+		MaxKeyName:  "server.jetty.threads.max",
+	},
 }
 
 // Presets returns every preset, in the order `poolsim presets` prints them.
@@ -137,6 +176,24 @@ func PresetNames() []string {
 // Describe renders a configuration as scenario keys.
 func Describe(c model.Config) string {
 	var b strings.Builder
+	switch c.Flavor {
+	case model.Jetty:
+		fmt.Fprintf(&b, "QueuedThreadPool minThreads %d, maxThreads %s, idleTimeout %v, queue %s (unbounded); grows whenever no thread is idle, shrinks one thread per idleTimeout",
+			c.Core, sizeString(c.Max), c.KeepAlive, c.Queue.JavaName())
+		return b.String()
+	case model.Scheduled:
+		fmt.Fprintf(&b, "ScheduledThreadPoolExecutor core %d, keepAlive %v, queue %s (unbounded), rejection %s", c.Core, c.KeepAlive, c.Queue.JavaName(), c.Rejection)
+		if c.CoreTimeOut {
+			b.WriteString(", allowCoreThreadTimeOut")
+		}
+		if c.Prestart {
+			b.WriteString(", prestart")
+		}
+		fmt.Fprintf(&b, "; after shutdown: periodic tasks %s, delayed tasks %s",
+			map[bool]string{true: "continue", false: "cancelled"}[c.ContinuePeriodicAfterShutdown],
+			map[bool]string{true: "cancelled", false: "still run"}[c.DropDelayedOnShutdown])
+		return b.String()
+	}
 	fmt.Fprintf(&b, "core %d, max %s, keepAlive %v, queue %s", c.Core, sizeString(c.Max), c.KeepAlive, c.Queue)
 	if c.Queue != model.Synchronous {
 		fmt.Fprintf(&b, " (capacity %s)", sizeString(c.QueueCapacity))

@@ -23,9 +23,12 @@ type Scenario struct {
 	// and service at the top), "phases" or "trace"; what-ifs use it to
 	// address keys with --set.
 	WorkloadForm string
-	Events       []Event
-	Snapshots    []time.Duration
-	Limits       Limits
+	// Periodic lists the jobs handed to a ScheduledThreadPoolExecutor's
+	// schedule methods beside the ordinary traffic (workload.periodic).
+	Periodic  []PeriodicJob
+	Events    []Event
+	Snapshots []time.Duration
+	Limits    Limits
 	// Text is the scenario as given (the file with --set overrides applied),
 	// for reports.
 	Text []byte

@@ -8,7 +8,7 @@
 //
 //  1. task completions,
 //  2. keepAlive expiries (in the order the waits began),
-//  3. arrivals,
+//  3. arrivals, then the schedule calls of periodic jobs,
 //  4. runtime events (setters, shutdown),
 //  5. snapshots, then timeline samples.
 //

@@ -11,6 +11,7 @@ const (
 	phaseCompletion uint8 = iota
 	phaseKeepAlive
 	phaseArrival
+	phasePeriodic // schedule calls of workload.periodic, after the arrivals
 	phaseRuntime
 	phaseSnapshot
 	phaseSample

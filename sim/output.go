@@ -155,6 +155,18 @@ type Summary struct {
 	Drained              int64 `json:"drained_by_shutdown_now"`
 	ThreadStartFailures  int64 `json:"thread_start_failures"`
 	RetryExhausted       int64 `json:"retry_exhausted"`
+	// CancelledByShutdown counts queued tasks a ScheduledThreadPoolExecutor's
+	// shutdown cancelled by its policies (R98).
+	CancelledByShutdown int64 `json:"cancelled_by_shutdown"`
+
+	// Periodic jobs of a ScheduledThreadPoolExecutor (workload.periodic):
+	// runs started, those that started after their due time and by how
+	// much at most, series an exception stopped (R94–R96), and each job.
+	PeriodicRuns               int64             `json:"periodic_runs"`
+	PeriodicLateRuns           int64             `json:"periodic_late_runs"`
+	PeriodicMaxLateness        Stat              `json:"periodic_max_lateness_s"`
+	PeriodicStoppedByException int64             `json:"periodic_stopped_by_exception"`
+	Periodic                   []PeriodicSummary `json:"periodic,omitempty"`
 
 	RunState     string `json:"run_state"`
 	ShutdownAt   Stat   `json:"shutdown_at_s"`
@@ -279,6 +291,8 @@ func (r *runner) result() *Result {
 		Drained:              rec.lost[model.Drained],
 		ThreadStartFailures:  rec.lost[model.ThreadStartFailed],
 		RetryExhausted:       rec.lost[model.RetryExhausted],
+		CancelledByShutdown:  rec.lost[model.Cancelled],
+		PeriodicMaxLateness:  Stat(math.NaN()),
 
 		RunState:     p.RunState().String(),
 		ShutdownAt:   at(rec.haveShutdown, rec.shutdownAt),
@@ -298,6 +312,7 @@ func (r *runner) result() *Result {
 	s.IdleGapMax = maxOf(rec.gapMax, rec.nGap)
 	s.IdleGaps = rec.nGap
 	s.IdleExits = rec.nIdleExit
+	s.Periodic = r.periodicSummaries(&s)
 	if pm := float64(s.PoolSizeMean); pm > 0 {
 		s.Utilization = Stat(float64(s.BusyMean) / pm)
 	} else {
@@ -308,6 +323,7 @@ func (r *runner) result() *Result {
 		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
 	r.lim.summarize(&res.Summary, r.interrupted, r.stopReason)
 	res.Findings = append(res.Findings, r.lim.findings(r.sc, rec.lost[model.ThreadStartFailed])...)
+	res.Findings = append(res.Findings, periodicFindings(s.Periodic)...)
 	if r.stopped {
 		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", r.now, r.stopReason))
 	}
@@ -365,8 +381,20 @@ func (r *runner) snapshot() error {
 			t, _ := w.Task()
 			fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)", t.ID, r.now-w.Since(), t.Service, w.Since()-t.Arrival)
 		case model.IdleTimed:
-			fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.poll for %v, times out in %v; hand-off rank %d",
-				cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
+			switch {
+			case cfg.Flavor == model.Scheduled && w == p.Leader():
+				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.take, the leader, for %v: the head is due in %v; signal rank %d",
+					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
+			case cfg.Flavor == model.Scheduled:
+				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s (awaitNanos) for %v, wakes in %v; signal rank %d",
+					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
+			case cfg.Flavor == model.Jetty:
+				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.poll(idleTimeout) for %v, times out in %v (then leaves only if no thread started or left for idleTimeout; last at %v); hand-off rank %d",
+					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, p.LastShrink(), rank[w])
+			default:
+				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.poll for %v, times out in %v; hand-off rank %d",
+					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
+			}
 		case model.IdleUntimed:
 			fmt.Fprintf(&b, "WAITING (parking) in %s.take for %v; hand-off rank %d",
 				cfg.Queue.JavaName(), r.now-w.Since(), rank[w])

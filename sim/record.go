@@ -30,7 +30,7 @@ type recorder struct {
 	// Cumulative counts over the whole run.
 	submitted, completed, rejected, discarded, callerRan, failed int64
 	threadsCreated, threadsExited                                int64
-	lost                                                         [model.RetryExhausted + 1]int64
+	lost                                                         [model.NumOutcomes]int64
 
 	// Current state.
 	poolSize, busy, idleTimed, idleUntimed, queueLen int
@@ -191,7 +191,10 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
 	r.h.push(now+t.Service, phaseCompletion, w)
 	if r.opt.OnTask != nil {
-		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: w.ID})
+		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: w.ID, Job: t.Periodic, Run: t.Run})
+	}
+	if t.Periodic != 0 {
+		r.periodicStarted(now, t)
 	}
 	wait := now - t.Arrival
 	r.rec.ivWait.record(wait)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,9 @@ type TaskEvent struct {
 	TaskID uint64
 	Worker int  // the worker's number (pool-1-thread-N); 0 for the caller
 	End    bool // false: started; true: ended
+	// Job numbers the workload.periodic job a run belongs to (from 1; 0 for
+	// ordinary traffic), and Run the run (from 1).
+	Job, Run int32
 }
 
 // Sample is the pool's state at a timeline sample (a row of timeline.csv).
@@ -106,6 +110,13 @@ type runner struct {
 	events         int64
 	tl             *timelineWriter
 	snapshotsTaken int
+
+	// periodic holds workload.periodic's jobs in file order (a task's
+	// Periodic field indexes it from 1); periodicOrder is the order of
+	// their schedule calls, and nextPeriodic the next call's index in it.
+	periodic      []*periodicJob
+	periodicOrder []int
+	nextPeriodic  int
 }
 
 func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
@@ -118,6 +129,9 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 		r.tl = newTimelineWriter(opt.Timeline)
 	}
 	src := opt.Workload
+	if src == nil && sc.WorkloadForm == "periodic" {
+		src = emptySource{} // periodic jobs only
+	}
 	if src == nil {
 		var err error
 		if src, err = workloads.New(sc.Workload, sc.Seed); err != nil {
@@ -125,6 +139,16 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 		}
 	}
 	r.src = src
+	periodic, err := newPeriodic(sc)
+	if err != nil {
+		src.Close()
+		return nil, scenarioErr(sc, "workload", err)
+	}
+	r.periodic = periodic
+	for i := range periodic {
+		r.periodicOrder = append(r.periodicOrder, i)
+	}
+	slices.SortStableFunc(r.periodicOrder, func(a, b int) int { return cmp.Compare(periodic[a].spec.At, periodic[b].spec.At) })
 	r.lim = newLimiter(sc)
 	cfg := sc.Pool.Config
 	cfg.ThreadLimit = r.lim.MaxThreads
@@ -194,6 +218,9 @@ func (r *runner) nextEvent() (event, bool) {
 	if r.arrivalAt < at {
 		at, phase = r.arrivalAt, phaseArrival
 	}
+	if pa := r.nextPeriodicAt(); pa < at {
+		at, phase = pa, phasePeriodic
+	}
 	if r.nextRuntime < len(r.sc.Events) && r.sc.Events[r.nextRuntime].At < at {
 		at, phase = r.sc.Events[r.nextRuntime].At, phaseRuntime
 	}
@@ -212,6 +239,8 @@ func (r *runner) nextEvent() (event, bool) {
 		return event{at: e.at, phase: phase, w: e.w}, true
 	case phaseArrival:
 		r.arrivalAt = never
+	case phasePeriodic:
+		return event{at: at, phase: phase}, true
 	case phaseRuntime:
 		r.nextRuntime++
 		return event{at: at, phase: phase, idx: int32(r.nextRuntime - 1)}, true
@@ -242,13 +271,15 @@ func (r *runner) loop(ctx context.Context) error {
 			r.rec.onComplete(ev.at, ev.w)
 			if r.opt.OnTask != nil {
 				t, _ := ev.w.Task()
-				r.opt.OnTask(TaskEvent{T: ev.at, TaskID: t.ID, Worker: ev.w.ID, End: true})
+				r.opt.OnTask(TaskEvent{T: ev.at, TaskID: t.ID, Worker: ev.w.ID, End: true, Job: t.Periodic, Run: t.Run})
 			}
 			r.pool.TaskDone(ev.at, ev.w)
 		case phaseKeepAlive:
 			r.fireKeepAlive(ev)
 		case phaseArrival:
 			r.submit()
+		case phasePeriodic:
+			r.schedulePeriodic()
 		case phaseRuntime:
 			if err := r.runtimeEvent(r.sc.Events[ev.idx]); err != nil {
 				return err

@@ -52,10 +52,18 @@ func presetsCommand() *cli.Command {
 				fmt.Fprintf(w, "  pool.max                    %s\n", maxS)
 				fmt.Fprintf(w, "  pool.keepAlive              %v\n", cfg.KeepAlive)
 				fmt.Fprintf(w, "  pool.allowCoreThreadTimeOut %v\n", cfg.CoreTimeOut)
-				fmt.Fprintf(w, "  pool.prestart               %v\n", cfg.Prestart || cfg.Flavor == model.Tomcat)
+				fmt.Fprintf(w, "  pool.prestart               %v\n", cfg.Prestart || cfg.Flavor == model.Tomcat || cfg.Flavor == model.Jetty)
 				fmt.Fprintf(w, "  pool.queue                  %s (%s), capacity %s, fair %v; idle workers receive tasks %v\n",
 					cfg.Queue, cfg.Queue.JavaName(), capacity, cfg.Fair, cfg.Queue.HandOff(cfg.Fair))
 				fmt.Fprintf(w, "  pool.rejection              %s\n", cfg.Rejection)
+				switch cfg.Flavor {
+				case model.Scheduled:
+					fmt.Fprintf(w, "  pool.continueExistingPeriodicTasksAfterShutdown %v\n", cfg.ContinuePeriodicAfterShutdown)
+					fmt.Fprintf(w, "  pool.executeExistingDelayedTasksAfterShutdown   %v\n", !cfg.DropDelayedOnShutdown)
+				case model.Jetty:
+					fmt.Fprintf(w, "  reservedThreads             0 (not modelled)\n")
+					fmt.Fprintf(w, "  shrink                      at most one thread per keepAlive (idleTimeout), pool-wide\n")
+				}
 				fmt.Fprintf(w, "  pool.threadNamePrefix       %s\n", p.Prefix)
 				fmt.Fprintf(w, "  Java:   %s\n", p.Java)
 				fmt.Fprintf(w, "  Source: %s\n", p.Source)

@@ -236,6 +236,26 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 		from, num(s.PoolSizeMean), s.PoolSizeMax, num(s.BusyMean), num(s.IdleTimedMean), num(s.IdleUntimedMean), num(s.QueueLenMean), s.QueueLenMax)
 	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
 	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
+	for _, p := range s.Periodic {
+		fmt.Fprintf(w, "  periodic  %s (%s", p.Name, p.Mode)
+		if p.Every > 0 {
+			fmt.Fprintf(w, " every %s", secs(sim.Stat(p.Every)))
+		}
+		fmt.Fprintf(w, "): %d runs, %d late", p.Runs, p.LateRuns)
+		if p.LateRuns > 0 {
+			fmt.Fprintf(w, " (max %s late)", secs(sim.Stat(p.MaxLateness)))
+		}
+		switch {
+		case p.StoppedByException:
+			fmt.Fprintf(w, "; STOPPED by an exception in run %d at %s", p.LastRun, secs(p.StoppedAt))
+		case p.CancelledByShutdown:
+			fmt.Fprintf(w, "; ended by shutdown at %s", secs(p.StoppedAt))
+		}
+		fmt.Fprintln(w)
+	}
+	if s.CancelledByShutdown > 0 {
+		fmt.Fprintf(w, "  shutdown  cancelled %d queued scheduled tasks (R98)\n", s.CancelledByShutdown)
+	}
 	for _, e := range res.Applied {
 		fmt.Fprintf(w, "  event     at %v: %s\n", e.At, e.What)
 	}

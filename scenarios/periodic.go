@@ -1,0 +1,276 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// This file holds the scenario parts of the two pool families beyond
+// ThreadPoolExecutor: periodic and delayed jobs for a
+// ScheduledThreadPoolExecutor (workload.periodic, spec §6) and the
+// constructor and setter rules of ScheduledThreadPoolExecutor and Jetty's
+// QueuedThreadPool (spec §7).
+
+// PeriodicMode is how a periodic job calls the ScheduledThreadPoolExecutor.
+type PeriodicMode string
+
+// Periodic job modes.
+const (
+	// FixedRate is scheduleAtFixedRate: each run is due a period after the
+	// previous one was DUE; late runs bunch up (R94).
+	FixedRate PeriodicMode = "fixed-rate"
+	// FixedDelay is scheduleWithFixedDelay: each run is due a delay after
+	// the previous one ENDED (R95).
+	FixedDelay PeriodicMode = "fixed-delay"
+	// Once is schedule(task, initialDelay): one delayed run (R89).
+	Once PeriodicMode = "once"
+)
+
+// PeriodicModes lists the modes by scenario name.
+func PeriodicModes() []string { return []string{string(FixedRate), string(FixedDelay), string(Once)} }
+
+// PeriodicJob is one entry of workload.periodic: a task handed to the
+// ScheduledThreadPoolExecutor at At, beside the ordinary traffic.
+type PeriodicJob struct {
+	Name string
+	Mode PeriodicMode
+	// Every is the period (fixed-rate) or the delay between runs
+	// (fixed-delay); 0 for Once.
+	Every time.Duration
+	// InitialDelay: the first run is due at At + InitialDelay.
+	InitialDelay time.Duration
+	// At is when the schedule call is made.
+	At time.Duration
+	// Service is each run's service time law (drawn per run, from the job's
+	// own random stream).
+	Service workloads.ServiceSpec
+	// FailAt is the run (from 1) that throws, stopping the series (R96);
+	// 0 for none.
+	FailAt int
+	// Failure is the probability that a run throws (0 for none).
+	Failure float64
+	// Line is where the job was written.
+	Line int
+}
+
+// periodic decodes workload.periodic.
+func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
+	items, err := d.sequence(n, path, "a list of periodic jobs")
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return d.errAt(n, path, "empty list", "at least one job, e.g. {name: cleanup, mode: fixed-rate, every: 1s, service: {dist: constant, value: 50ms}}")
+	}
+	names := map[string]int{}
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		job := PeriodicJob{Line: it.Line, Name: fmt.Sprintf("periodic-%d", i+1)}
+		var modeNode, everyNode, svcNode, nameNode *yaml.Node
+		err := d.mapping(it, p, []field{
+			{"name", func(n *yaml.Node, p string) (err error) {
+				nameNode = n
+				if job.Name, err = d.scalar(n, p, "a name for reports"); err == nil && strings.TrimSpace(job.Name) == "" {
+					err = d.errAt(n, p, "empty", "a name for reports")
+				}
+				return
+			}},
+			{"mode", func(n *yaml.Node, p string) error {
+				modeNode = n
+				s, err := d.enum(n, p, PeriodicModes())
+				job.Mode = PeriodicMode(s)
+				return err
+			}},
+			{"every", func(n *yaml.Node, p string) (err error) {
+				everyNode = n
+				if job.Every, err = d.duration(n, p); err == nil && job.Every <= 0 {
+					err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", job.Every), "R94/R95: scheduleAtFixedRate and scheduleWithFixedDelay throw IllegalArgumentException for a period or delay <= 0")
+				}
+				return
+			}},
+			{"initialDelay", func(n *yaml.Node, p string) (err error) {
+				if job.InitialDelay, err = d.duration(n, p); err == nil && job.InitialDelay < 0 {
+					err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", job.InitialDelay), "a duration >= 0 (the JDK treats a negative delay as 0)")
+				}
+				return
+			}},
+			{"at", func(n *yaml.Node, p string) (err error) {
+				if job.At, err = d.duration(n, p); err == nil && job.At < 0 {
+					err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", job.At), "when the schedule call is made, within the run")
+				}
+				return
+			}},
+			{"service", func(n *yaml.Node, p string) (err error) { svcNode = n; job.Service, err = d.service(n, p, dir); return }},
+			{"failAt", func(n *yaml.Node, p string) error {
+				v, err := d.integer(n, p, "the run that throws, from 1")
+				if err == nil && (v < 1 || v > math.MaxInt32) {
+					err = d.errAt(n, p, fmt.Sprintf("must be >= 1, got %d", v), "the run that throws, from 1")
+				}
+				job.FailAt = int(v)
+				return err
+			}},
+			{"failure", func(n *yaml.Node, p string) error {
+				v, err := d.float(n, p, "a probability between 0 and 1")
+				if err == nil && !(v >= 0 && v <= 1) {
+					err = d.errAt(n, p, fmt.Sprintf("must be a probability, got %v", v), "0 <= failure <= 1")
+				}
+				job.Failure = v
+				return err
+			}},
+		})
+		if err != nil {
+			return err
+		}
+		switch {
+		case modeNode == nil:
+			return d.errAt(it, p+".mode", "missing", strings.Join(PeriodicModes(), ", "))
+		case svcNode == nil:
+			return d.errAt(it, p+".service", "missing", "each run's service law, e.g. {dist: constant, value: 50ms}")
+		case job.Mode == Once && everyNode != nil:
+			return d.errAt(everyNode, p+".every", "mode once runs a single time", "leave it out, or use fixed-rate or fixed-delay")
+		case job.Mode != Once && everyNode == nil:
+			return d.errAt(it, p+".every", "missing for mode "+string(job.Mode), "the period, e.g. every: 100ms")
+		case job.Mode == Once && job.FailAt > 1:
+			return d.errAt(child(it, "failAt"), p+".failAt", fmt.Sprintf("mode once has one run, got failAt %d", job.FailAt), "failAt: 1, or leave it out")
+		}
+		if first, dup := names[job.Name]; dup {
+			at := nameNode
+			if at == nil {
+				at = it
+			}
+			return d.errAt(at, p+".name", fmt.Sprintf("%q is already the name of periodic[%d]", job.Name, first), "a unique name per job")
+		}
+		names[job.Name] = i
+		sc.Periodic = append(sc.Periodic, job)
+	}
+	return nil
+}
+
+// checkPeriodic: periodic jobs need a ScheduledThreadPoolExecutor, and each
+// schedule call must fall within the run.
+func (d *decoder) checkPeriodic(root *yaml.Node, sc *Scenario) error {
+	if len(sc.Periodic) == 0 {
+		return nil
+	}
+	items, _ := d.sequence(child(child(root, "workload"), "periodic"), "workload.periodic", "")
+	if sc.Pool.Flavor != model.Scheduled {
+		return d.errAt(child(root, "workload"), "workload.periodic",
+			fmt.Sprintf("a %s pool has no schedule methods", sc.Pool.Preset), "pool: {preset: scheduled} — a ScheduledThreadPoolExecutor")
+	}
+	for i, job := range sc.Periodic {
+		if job.At > sc.Duration {
+			at := items[i]
+			if n := child(items[i], "at"); n != nil {
+				at = n
+			}
+			return d.errAt(at, fmt.Sprintf("workload.periodic[%d].at", i), fmt.Sprintf("%v is after the end of the run (%v)", job.At, sc.Duration), "a time within the duration")
+		}
+	}
+	return nil
+}
+
+// finishFamily applies the constructor rules of ScheduledThreadPoolExecutor
+// (R88) and QueuedThreadPool (R100–R102) to the pool block: keys their
+// constructors do not take are errors, not silently ignored.
+func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
+	c := &sc.Pool.Config
+	fixed := func(key, msg, allowed string) error {
+		if n := child(pn.block, key); n != nil {
+			return d.errAt(n, "pool."+key, msg, allowed)
+		}
+		return nil
+	}
+	switch c.Flavor {
+	case model.Scheduled:
+		for _, k := range []struct{ key, msg, allowed string }{
+			{"max", "ScheduledThreadPoolExecutor's constructor fixes maximumPoolSize at Integer.MAX_VALUE, and the pool never exceeds core (R88)", "leave it out; an events set can call setMaximumPoolSize"},
+			{"keepAlive", "ScheduledThreadPoolExecutor's constructor fixes keepAliveTime at 10ms (R88)", "leave it out; an events set can call setKeepAliveTime"},
+			{"queue", "ScheduledThreadPoolExecutor always uses its unbounded DelayedWorkQueue (R88)", "leave it out"},
+		} {
+			if err := fixed(k.key, k.msg, k.allowed); err != nil {
+				return err
+			}
+		}
+	case model.Jetty:
+		for _, k := range []struct{ key, msg, allowed string }{
+			{"queue", "the jetty presets model QueuedThreadPool's default unbounded BlockingArrayQueue (R100)", "leave it out"},
+			{"allowCoreThreadTimeOut", "QueuedThreadPool has no core time-out: threads above minThreads leave one per idleTimeout (R104)", "leave it out"},
+		} {
+			if err := fixed(k.key, k.msg, k.allowed); err != nil {
+				return err
+			}
+		}
+		if c.Rejection != model.AbortPolicy {
+			return d.errAt(child(pn.block, "rejection"), "pool.rejection", "QueuedThreadPool has no rejection handler: execute throws RejectedExecutionException itself", "abort, or leave it out")
+		}
+		if n := child(pn.block, "prestart"); n != nil && !c.Prestart {
+			return d.errAt(n, "pool.prestart", "QueuedThreadPool.start() always starts minThreads threads (R101)", "true, or leave it out")
+		}
+		if c.Core > c.Max {
+			return d.errAt(pn.max, "pool.max", fmt.Sprintf("max threads (%d) less than min threads (%d): QueuedThreadPool's constructor throws IllegalArgumentException", c.Max, c.Core), "max >= core (R100)")
+		}
+		if c.KeepAlive%time.Millisecond != 0 || c.KeepAlive/time.Millisecond > math.MaxInt32 {
+			at := pn.keepAlive
+			if at == nil {
+				at = pn.block
+			}
+			return d.errAt(at, "pool.keepAlive", fmt.Sprintf("Jetty's idleTimeout is an int of milliseconds, got %v", c.KeepAlive), "whole milliseconds up to 2147483647ms")
+		}
+	default:
+		for _, key := range []string{"continueExistingPeriodicTasksAfterShutdown", "executeExistingDelayedTasksAfterShutdown"} {
+			if err := fixed(key, "a shutdown policy of ScheduledThreadPoolExecutor only (R98)", "pool: {preset: scheduled}"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkJettyEvents replays runtime events on a QueuedThreadPool: its setters
+// never throw for the order of calls — setMinThreads drags maxThreads up and
+// setMaxThreads drags minThreads down (R100) — but it has no core time-out
+// and no shutdown; its idleTimeout is an int of milliseconds.
+func (d *decoder) checkJettyEvents(root *yaml.Node, sc *Scenario) error {
+	items, _ := d.sequence(child(root, "events"), "events", "")
+	var prev time.Duration
+	for i, ev := range sc.Events {
+		p := fmt.Sprintf("events[%d]", i)
+		at := child(items[i], "at")
+		if ev.At < prev {
+			return d.errAt(at, p+".at", fmt.Sprintf("%v is before the previous event's %v", ev.At, prev), "events in time order")
+		}
+		if ev.At > sc.Duration {
+			return d.errAt(at, p+".at", fmt.Sprintf("%v is after the end of the run (%v)", ev.At, sc.Duration), "times within the duration")
+		}
+		prev = ev.At
+		set := child(items[i], "set")
+		bad := func(key, msg, allowed string) error {
+			n := child(set, key)
+			if n == nil {
+				n = child(items[i], key)
+			}
+			if n == nil {
+				n = items[i]
+			}
+			return d.errAt(n, p+"."+key, fmt.Sprintf("at %v: %s", ev.At, msg), allowed)
+		}
+		switch {
+		case ev.Shutdown != "":
+			return bad("shutdown", "QueuedThreadPool has no shutdown() or shutdownNow() (its stop() is not modelled)", "set: {core, max, keepAlive}")
+		case ev.CoreTimeOut != nil:
+			return bad("allowCoreThreadTimeOut", "QueuedThreadPool has no core time-out (R104)", "set: {core, max, keepAlive}")
+		case ev.Max != nil && *ev.Max <= 0:
+			return bad("max", fmt.Sprintf("setMaxThreads(%d): want at least one thread", *ev.Max), "max >= 1")
+		case ev.KeepAlive != nil && (*ev.KeepAlive < 0 || *ev.KeepAlive%time.Millisecond != 0 || *ev.KeepAlive/time.Millisecond > math.MaxInt32):
+			return bad("keepAlive", fmt.Sprintf("setIdleTimeout takes an int of milliseconds, got %v", *ev.KeepAlive), "whole milliseconds from 0 to 2147483647ms")
+		}
+	}
+	return nil
+}

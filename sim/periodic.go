@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// This file drives a ScheduledThreadPoolExecutor's periodic and delayed
+// jobs (workload.periodic): it makes each job's schedule call at its time,
+// draws every run's service time from the job's own random stream (the
+// model, pure, cannot), and reports per job how many runs there were, how
+// late they started, and whether the series stopped (spec R94–R98).
+
+// periodicJob is a job's state during the run.
+type periodicJob struct {
+	spec    scenarios.PeriodicJob
+	dist    workloads.Distribution
+	failRNG *rand.Rand
+
+	runs, lateRuns       int64
+	maxLateness, sumLate time.Duration
+	ended                string // "", "exception", "shutdown"
+	endedAt              time.Duration
+	lastRun              int32
+}
+
+// newPeriodic prepares the scenario's periodic jobs, each with its own
+// streams ("periodic:NAME" and "periodic-failures:NAME"), so adding a job
+// never changes the others' draws or the ordinary traffic.
+func newPeriodic(sc *scenarios.Scenario) ([]*periodicJob, error) {
+	var out []*periodicJob
+	for i, spec := range sc.Periodic {
+		d, err := workloads.NewDistribution(spec.Service, workloads.NewStream(sc.Seed, "periodic:"+spec.Name))
+		if err != nil {
+			if pe, ok := err.(*workloads.ParamError); ok {
+				pe.Field = fmt.Sprintf("periodic[%d].service.%s", i, pe.Field)
+			}
+			return nil, err
+		}
+		out = append(out, &periodicJob{spec: spec, dist: d,
+			failRNG: rand.New(workloads.NewStream(sc.Seed, "periodic-failures:"+spec.Name))})
+	}
+	return out, nil
+}
+
+// draw sets the service time and failure of run t.Run of job j.
+func (j *periodicJob) draw(t *model.Task) {
+	t.Service = j.dist.Sample()
+	t.Fails = int(t.Run) == j.spec.FailAt
+	if j.spec.Failure > 0 && j.failRNG.Float64() < j.spec.Failure {
+		t.Fails = true
+	}
+}
+
+// nextPeriodicAt is when the next schedule call is due (never: none left).
+func (r *runner) nextPeriodicAt() time.Duration {
+	if r.nextPeriodic < len(r.periodicOrder) {
+		return r.periodic[r.periodicOrder[r.nextPeriodic]].spec.At
+	}
+	return never
+}
+
+// schedulePeriodic makes the next job's schedule call (R89, R94, R95).
+func (r *runner) schedulePeriodic() {
+	i := r.periodicOrder[r.nextPeriodic]
+	r.nextPeriodic++
+	j := r.periodic[i]
+	r.nextTaskID++
+	t := model.Task{ID: r.nextTaskID, Arrival: r.now, Submit: r.now, Periodic: int32(i + 1), Run: 1}
+	j.draw(&t)
+	r.rec.submitted++
+	var err error
+	switch j.spec.Mode {
+	case scenarios.FixedRate:
+		err = r.pool.ScheduleAtFixedRate(r.now, t, j.spec.InitialDelay, j.spec.Every)
+	case scenarios.FixedDelay:
+		err = r.pool.ScheduleWithFixedDelay(r.now, t, j.spec.InitialDelay, j.spec.Every)
+	default: // a one-shot schedule(task, delay)
+		err = r.pool.Schedule(r.now, t, j.spec.InitialDelay)
+	}
+	if err != nil {
+		// The loader checks the pool family and the period.
+		panic(fmt.Sprintf("sim: periodic job %q: %v", j.spec.Name, err))
+	}
+}
+
+// Rescheduled implements model.ScheduleObserver: a periodic task's next
+// run is queued; it gets a task number, a service time and a fate.
+func (r *runner) Rescheduled(now time.Duration, t *model.Task) {
+	j := r.periodic[t.Periodic-1]
+	r.nextTaskID++
+	t.ID = r.nextTaskID
+	j.draw(t)
+	r.rec.submitted++
+}
+
+// PeriodicEnded implements model.ScheduleObserver.
+func (r *runner) PeriodicEnded(now time.Duration, t *model.Task, why model.PeriodicEnd) {
+	j := r.periodic[t.Periodic-1]
+	if j.ended == "" {
+		j.ended, j.endedAt = why.String(), now
+	}
+}
+
+// periodicStarted counts a run of a periodic job and its lateness, the
+// time from its due time (t.Arrival, R94) to its start.
+func (r *runner) periodicStarted(now time.Duration, t *model.Task) {
+	j := r.periodic[t.Periodic-1]
+	j.runs++
+	j.lastRun = t.Run
+	late := now - t.Arrival
+	if late > 0 {
+		j.lateRuns++
+		j.sumLate += late
+		if late > j.maxLateness {
+			j.maxLateness = late
+		}
+	}
+}
+
+// PeriodicSummary is one periodic job's report (summary.json "periodic").
+type PeriodicSummary struct {
+	Name  string  `json:"name"`
+	Mode  string  `json:"mode"`
+	Every float64 `json:"every_s"`
+	// Runs counts runs started; LateRuns those that started after their
+	// due time, by up to MaxLateness (seconds; 0 when none was late).
+	Runs        int64   `json:"runs"`
+	LateRuns    int64   `json:"late_runs"`
+	MaxLateness float64 `json:"max_lateness_s"`
+	MeanLate    Stat    `json:"mean_lateness_of_late_runs_s"`
+	// StoppedByException: a run threw and the series stopped (R96), at
+	// StoppedAt, after run LastRun.
+	StoppedByException bool `json:"stopped_by_exception"`
+	// CancelledByShutdown: shutdown ended the series (R98).
+	CancelledByShutdown bool `json:"cancelled_by_shutdown"`
+	StoppedAt           Stat `json:"stopped_at_s"`
+	LastRun             int  `json:"last_run"`
+}
+
+// periodicSummaries reports every job, and fills the summary's totals.
+func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
+	var out []PeriodicSummary
+	maxLate := time.Duration(0)
+	for _, j := range r.periodic {
+		ps := PeriodicSummary{Name: j.spec.Name, Mode: string(j.spec.Mode), Every: j.spec.Every.Seconds(),
+			Runs: j.runs, LateRuns: j.lateRuns, MaxLateness: j.maxLateness.Seconds(),
+			MeanLate: Stat(math.NaN()), StoppedAt: Stat(math.NaN()), LastRun: int(j.lastRun)}
+		if j.lateRuns > 0 {
+			ps.MeanLate = Stat(j.sumLate.Seconds() / float64(j.lateRuns))
+		}
+		switch j.ended {
+		case "exception":
+			ps.StoppedByException = true
+			ps.StoppedAt = Stat(j.endedAt.Seconds())
+			s.PeriodicStoppedByException++
+		case "shutdown":
+			ps.CancelledByShutdown = true
+			ps.StoppedAt = Stat(j.endedAt.Seconds())
+		}
+		s.PeriodicRuns += j.runs
+		s.PeriodicLateRuns += j.lateRuns
+		maxLate = max(maxLate, j.maxLateness)
+		out = append(out, ps)
+	}
+	if len(r.periodic) > 0 {
+		s.PeriodicMaxLateness = Stat(maxLate.Seconds())
+	}
+	return out
+}
+
+// periodicFindings states what users miss: a series that an exception
+// stopped for good (R96), and runs that bunched after a late one (R94).
+func periodicFindings(ps []PeriodicSummary) []string {
+	var out []string
+	for _, p := range ps {
+		if p.StoppedByException {
+			out = append(out, fmt.Sprintf("periodic job %q stopped for good at t=%vs: its run %d threw, and ScheduledThreadPoolExecutor schedules no further run of a task that threw (R96) — nothing is logged, the future just holds the exception",
+				p.Name, FormatFloat(float64(p.StoppedAt)), p.LastRun))
+		}
+		if p.LateRuns > 0 && p.Mode == string(scenarios.FixedRate) {
+			out = append(out, fmt.Sprintf("periodic job %q: %d of %d runs started late (up to %ss): after a late run, fixed-rate runs the missed ones back to back (R94)",
+				p.Name, p.LateRuns, p.Runs, FormatFloat(p.MaxLateness)))
+		}
+	}
+	return out
+}
+
+// emptySource is the ordinary traffic of a scenario with periodic jobs only.
+type emptySource struct{}
+
+func (emptySource) Next() (workloads.Arrival, bool) { return workloads.Arrival{}, false }
+func (emptySource) Err() error                      { return nil }
+func (emptySource) Close() error                    { return nil }
