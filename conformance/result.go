@@ -89,12 +89,51 @@ type Event struct {
 	Detail   string  // set: the changes; shutdownNow and end: drained=N
 }
 
+// ScheduleState is what became of a schedule directive's future, just before the end of the
+// run (the final shutdownNow would cancel everything).
+type ScheduleState string
+
+// Schedule states.
+const (
+	ScheduleActive      ScheduleState = "active"      // still scheduled: a run queued or running
+	ScheduleDone        ScheduleState = "done"        // a one-shot task that ran
+	ScheduleFailed      ScheduleState = "failed"      // a run threw: the future holds the exception (R96)
+	ScheduleCancelled   ScheduleState = "cancelled"   // cancelled, e.g. by shutdown's policies (R98)
+	ScheduleRejected    ScheduleState = "rejected"    // the schedule call threw RejectedExecutionException (R90)
+	ScheduleUnsubmitted ScheduleState = "unsubmitted" // the run ended before the call
+)
+
+// Scheduled is what happened to one schedule directive.
+type Scheduled struct {
+	ID       int
+	Mode     ScheduleMode
+	SubmitMs float64 // when the schedule call was made; NaN if never
+	State    ScheduleState
+	// Drained: shutdownNow returned its queued run (mid-run or at the end).
+	Drained bool
+	Runs    int
+}
+
+// TaskRun is one run of a scheduled task. Times are milliseconds from t=0.
+type TaskRun struct {
+	ID, N       int // the schedule's id; the run's number from 1
+	Worker      int // creation index of the worker that ran it
+	StartMs     float64
+	EndMs       float64 // NaN if it had not ended
+	Failed      bool    // it threw its scripted exception
+	Interrupted bool
+}
+
 // Result is everything one harness run printed.
 type Result struct {
 	Samples []Sample
 	Tasks   []Task // in submission (file) order
-	Workers []Worker
-	Events  []Event
+	// Scheduled and Runs report the schedule directives (KindScheduled), in file order, and
+	// each of their runs in order.
+	Scheduled []Scheduled
+	Runs      []TaskRun
+	Workers   []Worker
+	Events    []Event
 	// MaxLatenessMs is the largest delay between a scheduled time (submit, set, shutdown,
 	// sample, end) and when it happened. A submit held back by a caller-runs task is measured
 	// from when the submitter was free again.
@@ -169,6 +208,10 @@ func ParseOutput(r io.Reader) (*Result, error) {
 			err = parseWorker(res, f)
 		case "event":
 			err = parseEvent(res, f)
+		case "scheduled":
+			err = parseScheduled(res, f)
+		case "run":
+			err = parseRun(res, f)
 		case "timing":
 			if len(f) != 3 {
 				err = fmt.Errorf("want 3 fields, got %d", len(f))
@@ -298,6 +341,80 @@ func parseTask(res *Result, f []string) error {
 	}
 	res.Tasks = append(res.Tasks, t)
 	return nil
+}
+
+func parseScheduled(res *Result, f []string) error {
+	if len(f) != 7 {
+		return fmt.Errorf("scheduled: want 7 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	sc := Scheduled{ID: p.atoi(1, "id"), Mode: ScheduleMode(f[2]), SubmitMs: p.ms(3, "submit_ms"),
+		State: ScheduleState(f[4]), Drained: f[5] == "true", Runs: p.atoi(6, "runs")}
+	if p.err != nil {
+		return fmt.Errorf("scheduled: %w", p.err)
+	}
+	switch sc.Mode {
+	case ScheduleOnce, ScheduleFixedRate, ScheduleFixedDelay:
+	default:
+		return fmt.Errorf("scheduled: unknown mode %q", f[2])
+	}
+	switch sc.State {
+	case ScheduleActive, ScheduleDone, ScheduleFailed, ScheduleCancelled, ScheduleRejected, ScheduleUnsubmitted:
+	default:
+		return fmt.Errorf("scheduled: unknown state %q", f[4])
+	}
+	if f[5] != "true" && f[5] != "false" {
+		return fmt.Errorf("scheduled: drained: want true or false, got %q", f[5])
+	}
+	res.Scheduled = append(res.Scheduled, sc)
+	return nil
+}
+
+func parseRun(res *Result, f []string) error {
+	if len(f) != 7 {
+		return fmt.Errorf("run: want 7 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	r := TaskRun{ID: p.atoi(1, "id"), N: p.atoi(2, "run"), Worker: p.atoi(3, "worker"), StartMs: p.ms(4, "start_ms"), EndMs: p.ms(5, "end_ms")}
+	if p.err != nil {
+		return fmt.Errorf("run: %w", p.err)
+	}
+	if f[6] != "" {
+		for _, note := range strings.Split(f[6], ";") {
+			switch note {
+			case "failed":
+				r.Failed = true
+			case "interrupted":
+				r.Interrupted = true
+			case "unfinished":
+			default:
+				return fmt.Errorf("run: unknown note %q", note)
+			}
+		}
+	}
+	res.Runs = append(res.Runs, r)
+	return nil
+}
+
+// RunsOf returns the runs of the scheduled task id, in order.
+func (r *Result) RunsOf(id int) []TaskRun {
+	var out []TaskRun
+	for _, x := range r.Runs {
+		if x.ID == id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ScheduledTask returns the schedule directive with the given id.
+func (r *Result) ScheduledTask(id int) (Scheduled, bool) {
+	for _, s := range r.Scheduled {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return Scheduled{}, false
 }
 
 func parseWorker(res *Result, f []string) error {

@@ -24,6 +24,10 @@ const (
 	KindTomcat Kind = "tomcat"
 	// KindJetty is Jetty 9.4's QueuedThreadPool with reservedThreads=0 (spec §7).
 	KindJetty Kind = "jetty"
+	// KindScheduled is java.util.concurrent.ScheduledThreadPoolExecutor (spec §6): Core is
+	// corePoolSize; max (Integer.MAX_VALUE), keepAlive (10 ms) and the DelayedWorkQueue are
+	// fixed by its constructor (R88), so Max and KeepAliveMs must stay zero.
+	KindScheduled Kind = "scheduled"
 )
 
 // Queue names the work queue of a JDK pool. Tomcat always uses TaskQueue, Jetty its
@@ -73,6 +77,12 @@ type Pool struct {
 	AllowCoreThreadTimeOut bool
 	// Prestart calls prestartAllCoreThreads() after construction (JDK; Tomcat always does, R65).
 	Prestart bool
+	// ContinuePeriodic and DropDelayed are a ScheduledThreadPoolExecutor's shutdown policies
+	// (R98): setContinueExistingPeriodicTasksAfterShutdownPolicy(ContinuePeriodic) and
+	// setExecuteExistingDelayedTasksAfterShutdownPolicy(!DropDelayed). Zero values are the
+	// JDK's defaults.
+	ContinuePeriodic bool
+	DropDelayed      bool
 }
 
 // Submit is one task handed to execute at AtMs by the single submitter thread. The task sleeps
@@ -84,6 +94,30 @@ type Submit struct {
 	ServiceMs int64
 	Priority  int // priority queue only: lower runs earlier
 	Fail      bool
+}
+
+// ScheduleMode says how a Schedule calls the ScheduledThreadPoolExecutor.
+type ScheduleMode string
+
+// Schedule modes.
+const (
+	ScheduleOnce       ScheduleMode = "once"        // schedule(task, DelayMs) (R89)
+	ScheduleFixedRate  ScheduleMode = "fixed-rate"  // scheduleAtFixedRate(task, DelayMs, PeriodMs) (R94)
+	ScheduleFixedDelay ScheduleMode = "fixed-delay" // scheduleWithFixedDelay(task, DelayMs, PeriodMs) (R95)
+)
+
+// Schedule is one schedule directive (KindScheduled only), made at AtMs by the submitter
+// thread, in order with the submits. Run k of the task sleeps ServiceMs[k-1] (the last value
+// repeats; at least one is needed); run FailRun (from 1; 0 = none) then throws, which its
+// future keeps: a periodic series stops there (R96). Result.Scheduled and Result.Runs report it.
+type Schedule struct {
+	AtMs      int64
+	ID        int // unique among submits and schedules, >= 1
+	Mode      ScheduleMode
+	DelayMs   int64 // the delay, or the initial delay of a periodic task
+	PeriodMs  int64 // the period or delay between runs; 0 for ScheduleOnce
+	ServiceMs []int64
+	FailRun   int
 }
 
 // Change is one key of a set directive; build it with SetCore, SetMax, SetKeepAliveMs or
@@ -133,11 +167,12 @@ type Samples struct {
 // pool is built, after the JVM has warmed up). Its String method is the harness's input.
 //
 // Directives are written in time order. Directives with the same time run in the order String
-// writes them: submits, then sets, then shutdowns, each in slice order — the order of the
-// simulator's modelling note M3 (arrivals before configuration changes).
+// writes them: submits, then schedules, then sets, then shutdowns, each in slice order — the
+// order of the simulator's modelling note M3 (arrivals before configuration changes).
 type Script struct {
 	Pool      Pool
 	Submits   []Submit
+	Schedules []Schedule
 	Sets      []Set
 	Shutdowns []Shutdown
 	Samples   Samples
@@ -157,7 +192,11 @@ func intOrUnbounded(n int) string {
 func (s Script) String() string {
 	var b strings.Builder
 	p := s.Pool
-	fmt.Fprintf(&b, "pool kind=%s core=%d max=%s keepAliveMs=%d", p.Kind, p.Core, intOrUnbounded(p.Max), p.KeepAliveMs)
+	if p.Kind == KindScheduled && p.Max == 0 && p.KeepAliveMs == 0 {
+		fmt.Fprintf(&b, "pool kind=%s core=%d", p.Kind, p.Core) // the constructor fixes the rest (R88)
+	} else {
+		fmt.Fprintf(&b, "pool kind=%s core=%d max=%s keepAliveMs=%d", p.Kind, p.Core, intOrUnbounded(p.Max), p.KeepAliveMs)
+	}
 	if p.Queue != "" {
 		fmt.Fprintf(&b, " queue=%s", p.Queue)
 	}
@@ -176,6 +215,12 @@ func (s Script) String() string {
 	if p.Prestart {
 		b.WriteString(" prestart=true")
 	}
+	if p.ContinuePeriodic {
+		b.WriteString(" continuePeriodic=true")
+	}
+	if p.DropDelayed {
+		b.WriteString(" executeDelayed=false")
+	}
 	b.WriteByte('\n')
 
 	type line struct {
@@ -190,6 +235,21 @@ func (s Script) String() string {
 		}
 		if u.Fail {
 			t += " fail=true"
+		}
+		lines = append(lines, line{u.AtMs, t})
+	}
+	for _, u := range s.Schedules {
+		t := fmt.Sprintf("schedule at=%d id=%d mode=%s delayMs=%d", u.AtMs, u.ID, u.Mode, u.DelayMs)
+		if u.Mode != ScheduleOnce || u.PeriodMs != 0 {
+			t += fmt.Sprintf(" periodMs=%d", u.PeriodMs)
+		}
+		sv := make([]string, len(u.ServiceMs))
+		for i, v := range u.ServiceMs {
+			sv[i] = strconv.FormatInt(v, 10)
+		}
+		t += " serviceMs=" + strings.Join(sv, ",")
+		if u.FailRun != 0 {
+			t += fmt.Sprintf(" failRun=%d", u.FailRun)
 		}
 		lines = append(lines, line{u.AtMs, t})
 	}

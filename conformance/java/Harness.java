@@ -175,10 +175,14 @@ public final class Harness {
 
         Recorder rec = new Recorder();
         Map<Integer, Task> tasks = new LinkedHashMap<>();
+        Map<Integer, SchedTask> scheds = new LinkedHashMap<>();
         for (Script.Event e : s.events) {
             if (e instanceof Script.Submit) {
                 Script.Submit sub = (Script.Submit) e;
                 tasks.put(sub.id, new Task(sub.id, sub.serviceMs, sub.priority, sub.fail, rec));
+            } else if (e instanceof Script.Sched) {
+                Script.Sched sc = (Script.Sched) e;
+                scheds.put(sc.id, new SchedTask(sc.id, sc.mode, sc.serviceMs, sc.failRun, rec));
             }
         }
         long[] eventActual = new long[s.events.size()];
@@ -195,7 +199,7 @@ public final class Harness {
         Pools.Pool[] poolRef = new Pools.Pool[1];
         Thread submitter = new Thread(() -> {
             if (await(go)) {
-                submitLoop(poolRef[0], tasks, eventActual, eventLate);
+                submitLoop(poolRef[0], tasks, scheds, eventActual, eventLate);
             }
         }, "harness-submitter");
         Thread controller = new Thread(() -> {
@@ -239,12 +243,11 @@ public final class Harness {
         ended = true;
         long endNanos = System.nanoTime();
         long endLate = endNanos - endDue;
-        List<Runnable> drained = pool.shutdownNow();
-        for (Runnable r : drained) {
-            if (r instanceof Task) {
-                ((Task) r).drained = true;
-            }
+        for (SchedTask st : scheds.values()) {
+            st.noteState();
         }
+        List<Runnable> drained = pool.shutdownNow();
+        markDrained(drained);
         submitter.interrupt();
         // Running tasks were interrupted by shutdownNow; give them a moment to finish.
         long stopBy = System.nanoTime() + 2000 * MS;
@@ -306,6 +309,41 @@ public final class Harness {
             out.println("task," + t.id + "," + (t.startNanos != 0 ? t.worker : -1) + "," + time(t.submitNanos) + ","
                     + time(t.startNanos) + "," + time(t.endNanos) + "," + t.outcome() + "," + t.note());
         }
+        if (!scheds.isEmpty()) {
+            out.println("# scheduled,id,mode,submit_ms,state,drained,runs");
+            out.println("# run,id,run,worker,start_ms,end_ms,note");
+        }
+        for (Script.Event e : s.events) {
+            if (!(e instanceof Script.Sched)) {
+                continue;
+            }
+            SchedTask st = scheds.get(((Script.Sched) e).id);
+            if (st.submitNanos != 0) {
+                maxSubmitLate = Math.max(maxSubmitLate, eventLate[e.index]);
+                sumLate += eventLate[e.index];
+                nLate++;
+            }
+            List<SchedTask.Run> runs = st.runs();
+            out.println("scheduled," + st.id + "," + st.mode + "," + time(st.submitNanos) + "," + st.stateAtEnd + ","
+                    + st.drained + "," + runs.size());
+            for (SchedTask.Run r : runs) {
+                if (r.endNanos != 0 && !r.interrupted) {
+                    maxOverrun = Math.max(maxOverrun, r.endNanos - r.startNanos - st.serviceOf(r.n) * MS);
+                }
+                StringBuilder note = new StringBuilder();
+                if (r.endNanos == 0) {
+                    note.append("unfinished");
+                }
+                if (r.interrupted) {
+                    note.append(note.length() > 0 ? ";" : "").append("interrupted");
+                }
+                if (r.failed) {
+                    note.append(note.length() > 0 ? ";" : "").append("failed");
+                }
+                out.println("run," + st.id + "," + r.n + "," + r.worker + "," + time(r.startNanos) + "," + time(r.endNanos)
+                        + "," + note);
+            }
+        }
         out.println("# worker,index,created_ms,exited_ms,name");
         List<Recorder.WorkerRec> ws = new ArrayList<>(rec.workers);
         ws.sort((a, b) -> Integer.compare(a.index, b.index));
@@ -317,7 +355,7 @@ public final class Harness {
         out.println("# event,at_ms,actual_ms,kind,detail");
         long maxEventLate = 0;
         for (Script.Event e : s.events) {
-            if (e instanceof Script.Submit) {
+            if (e instanceof Script.Submit || e instanceof Script.Sched) {
                 continue;
             }
             String kind = e instanceof Script.SetEvent ? "set" : ((Script.Shutdown) e).now ? "shutdownNow" : "shutdown";
@@ -443,10 +481,11 @@ public final class Harness {
         }
     }
 
-    private void submitLoop(Pools.Pool pool, Map<Integer, Task> tasks, long[] actual, long[] late) {
+    private void submitLoop(Pools.Pool pool, Map<Integer, Task> tasks, Map<Integer, SchedTask> scheds, long[] actual,
+            long[] late) {
         long prevReturn = t0;
         for (Script.Event e : s.events) {
-            if (!(e instanceof Script.Submit)) {
+            if (!(e instanceof Script.Submit) && !(e instanceof Script.Sched)) {
                 continue;
             }
             awaitSameAt(e);
@@ -454,6 +493,25 @@ public final class Harness {
             sleepUntil(due);
             if (ended) {
                 return;
+            }
+            if (e instanceof Script.Sched) {
+                SchedTask st = scheds.get(((Script.Sched) e).id);
+                long now = System.nanoTime();
+                actual[e.index] = now;
+                late[e.index] = now - Math.max(due, prevReturn);
+                st.submitNanos = now;
+                try {
+                    pool.schedule(st, (Script.Sched) e);
+                } catch (RejectedExecutionException x) {
+                    st.rejected = true;
+                } catch (RuntimeException | Error x) {
+                    synchronized (warnings) {
+                        warnings.add("schedule of task " + st.id + " threw " + x);
+                    }
+                }
+                prevReturn = System.nanoTime();
+                e.done = true;
+                continue;
             }
             Task t = tasks.get(((Script.Submit) e).id);
             long now = System.nanoTime();
@@ -482,7 +540,7 @@ public final class Harness {
 
     private void controlLoop(Pools.Pool pool, Map<Integer, Task> tasks, long[] actual, long[] late, String[] detail) {
         for (Script.Event e : s.events) {
-            if (e instanceof Script.Submit) {
+            if (e instanceof Script.Submit || e instanceof Script.Sched) {
                 continue;
             }
             awaitSameAt(e);
@@ -514,17 +572,24 @@ public final class Harness {
                 detail[e.index] = d.toString();
             } else if (((Script.Shutdown) e).now) {
                 List<Runnable> drained = pool.shutdownNow();
-                for (Runnable r : drained) {
-                    if (r instanceof Task) {
-                        ((Task) r).drained = true;
-                    }
-                }
+                markDrained(drained);
                 detail[e.index] = "drained=" + drained.size();
             } else {
                 pool.shutdown();
                 detail[e.index] = "";
             }
             e.done = true;
+        }
+    }
+
+    /** Flags the scripted Runnables that shutdownNow returned unrun. */
+    private static void markDrained(List<Runnable> drained) {
+        for (Runnable r : drained) {
+            if (r instanceof Task) {
+                ((Task) r).drained = true;
+            } else if (r instanceof SchedTask) {
+                ((SchedTask) r).drained = true;
+            }
         }
     }
 
@@ -569,6 +634,8 @@ public final class Harness {
         w.fair = s.fair;
         w.rejection = s.rejection;
         w.prestart = s.prestart;
+        w.continuePeriodic = s.continuePeriodic;
+        w.executeDelayed = s.executeDelayed;
         for (int round = 0; round < 3; round++) {
             Recorder r = new Recorder();
             Pools.Pool p = Pools.create(w, r);
@@ -585,6 +652,18 @@ public final class Harness {
                     p.onExecuteRejected();
                 } catch (Task.ScriptedFailure x) {
                     // run by the caller
+                }
+            }
+            if (s.kind == Script.Kind.SCHEDULED) {
+                // The delayed, periodic and failing paths of the DelayedWorkQueue (R93–R96).
+                for (String mode : new String[] {"once", "fixed-rate", "fixed-delay"}) {
+                    Script.Sched sc = new Script.Sched();
+                    sc.mode = mode;
+                    sc.delayMs = 1;
+                    sc.periodMs = 2;
+                    sc.serviceMs = new long[] {1};
+                    sc.failRun = 3;
+                    p.schedule(new SchedTask(-10, mode, sc.serviceMs, sc.failRun, r), sc);
                 }
             }
             sleepUntil(start + MS);

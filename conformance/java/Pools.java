@@ -1,13 +1,17 @@
 package poolsim.conformance;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -19,7 +23,7 @@ import org.apache.tomcat.util.threads.TaskThreadFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The three real pools behind one small interface. Each is built exactly as its users build it;
+ * The four real pools behind one small interface. Each is built exactly as its users build it;
  * the harness only wraps the thread factory (to record threads) and the rejection handler (to
  * count invocations), both delegating to the real ones.
  */
@@ -59,6 +63,11 @@ final class Pools {
             return -1;
         }
 
+        /** A schedule directive: only a ScheduledThreadPoolExecutor has one. */
+        default void schedule(SchedTask t, Script.Sched s) {
+            throw new UnsupportedOperationException("schedule needs kind=scheduled");
+        }
+
         /** Stops a warm-up pool and waits for its threads. */
         void close() throws Exception;
     }
@@ -71,6 +80,8 @@ final class Pools {
                 return new Tomcat(s, rec);
             case JETTY:
                 return new Jetty(s, rec);
+            case SCHEDULED:
+                return new Scheduled(s, rec);
             default:
                 throw new IllegalStateException("unknown kind " + s.kind);
         }
@@ -338,6 +349,155 @@ final class Pools {
         public void close() throws Exception {
             tpe.shutdownNow();
             tpe.awaitTermination(2, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * java.util.concurrent.ScheduledThreadPoolExecutor(core, defaultThreadFactory, handler): max
+     * Integer.MAX_VALUE, keepAlive 10 ms, a DelayedWorkQueue (R88), with the script's shutdown
+     * policies (R98). Submits go through schedule(task, 0) — what execute does (R89) — so that
+     * their futures can be recognised among what shutdownNow returns.
+     */
+    static final class Scheduled implements Pool {
+        final ScheduledThreadPoolExecutor stpe;
+        private final AtomicLong rejected = new AtomicLong();
+        /** The queued futures and the scripted Runnable each wraps, to report drained tasks. */
+        private final Map<Object, Runnable> futures = java.util.Collections.synchronizedMap(new IdentityHashMap<>());
+
+        Scheduled(Script s, Recorder rec) {
+            RejectedExecutionHandler policy;
+            switch (s.rejection) {
+                case "abort":
+                    policy = new ThreadPoolExecutor.AbortPolicy();
+                    break;
+                case "caller-runs":
+                    policy = new ThreadPoolExecutor.CallerRunsPolicy();
+                    break;
+                case "discard":
+                    policy = new ThreadPoolExecutor.DiscardPolicy();
+                    break;
+                case "discard-oldest":
+                    policy = new ThreadPoolExecutor.DiscardOldestPolicy();
+                    break;
+                default:
+                    throw new IllegalStateException("unknown rejection " + s.rejection);
+            }
+            RejectedExecutionHandler counting = (r, e) -> {
+                rejected.incrementAndGet();
+                policy.rejectedExecution(r, e);
+            };
+            ThreadFactory f = rec.wrap(Executors.defaultThreadFactory(), Recorder::indexFromName);
+            stpe = new ScheduledThreadPoolExecutor(s.core, f, counting);
+            stpe.setContinueExistingPeriodicTasksAfterShutdownPolicy(s.continuePeriodic);
+            stpe.setExecuteExistingDelayedTasksAfterShutdownPolicy(s.executeDelayed);
+            if (s.allowCoreThreadTimeOut) {
+                stpe.allowCoreThreadTimeOut(true);
+            }
+            if (s.prestart) {
+                stpe.prestartAllCoreThreads();
+            }
+        }
+
+        @Override
+        public void execute(Task t) {
+            futures.put(stpe.schedule(t, 0, TimeUnit.NANOSECONDS), t);
+        }
+
+        @Override
+        public void schedule(SchedTask t, Script.Sched s) {
+            ScheduledFuture<?> f;
+            switch (s.mode) {
+                case "once":
+                    f = stpe.schedule(t, s.delayMs, TimeUnit.MILLISECONDS);
+                    break;
+                case "fixed-rate":
+                    f = stpe.scheduleAtFixedRate(t, s.delayMs, s.periodMs, TimeUnit.MILLISECONDS);
+                    break;
+                case "fixed-delay":
+                    f = stpe.scheduleWithFixedDelay(t, s.delayMs, s.periodMs, TimeUnit.MILLISECONDS);
+                    break;
+                default:
+                    throw new IllegalStateException("unknown mode " + s.mode);
+            }
+            t.future = f;
+            futures.put(f, t);
+        }
+
+        @Override
+        public void onExecuteRejected() {
+            // counted by the wrapped handler
+        }
+
+        @Override
+        public void apply(String key, long v) {
+            switch (key) {
+                case "core":
+                    stpe.setCorePoolSize((int) v);
+                    break;
+                case "max":
+                    stpe.setMaximumPoolSize((int) v);
+                    break;
+                case "keepAliveMs":
+                    stpe.setKeepAliveTime(v, TimeUnit.MILLISECONDS);
+                    break;
+                case "allowCoreThreadTimeOut":
+                    stpe.allowCoreThreadTimeOut(v == 1);
+                    break;
+                default:
+                    throw new IllegalStateException("unknown key " + key);
+            }
+        }
+
+        @Override
+        public void shutdown() {
+            stpe.shutdown();
+        }
+
+        /** shutdownNow, with each returned future replaced by the scripted Runnable it wraps. */
+        @Override
+        public List<Runnable> shutdownNow() {
+            List<Runnable> out = new ArrayList<>();
+            for (Runnable r : stpe.shutdownNow()) {
+                Runnable mine = futures.get(r);
+                out.add(mine != null ? mine : r);
+            }
+            return out;
+        }
+
+        @Override
+        public int poolSize() {
+            return stpe.getPoolSize();
+        }
+
+        @Override
+        public int queueLen() {
+            return stpe.getQueue().size();
+        }
+
+        @Override
+        public long completed() {
+            return stpe.getCompletedTaskCount();
+        }
+
+        @Override
+        public long rejected() {
+            return rejected.get();
+        }
+
+        @Override
+        public int largest() {
+            return stpe.getLargestPoolSize();
+        }
+
+        @Override
+        public int active() {
+            return stpe.getActiveCount();
+        }
+
+        @Override
+        public void close() throws Exception {
+            stpe.shutdownNow();
+            stpe.awaitTermination(2, TimeUnit.SECONDS);
         }
     }
 

@@ -138,7 +138,7 @@ final class Recorder {
                 StackTraceElement f = st[i];
                 String cls = f.getClassName();
                 String m = f.getMethodName();
-                if (cls.equals(Task.class.getName()) && m.equals("run")) {
+                if ((cls.equals(Task.class.getName()) || cls.equals(SchedTask.class.getName())) && m.equals("run")) {
                     inTask = true;
                     break;
                 }
@@ -156,19 +156,22 @@ final class Recorder {
                 c.other++;
                 continue;
             }
-            // The queue call nearest the top of the stack: poll (timed) or take (untimed).
+            // The queue call nearest the top of the stack: poll (timed) or take (untimed). A
+            // DelayedWorkQueue's leader waits timed inside take (R61, R93): no mismatch there.
             String call = null;
+            boolean delayed = false;
             for (int i = 0; i < idleFrame; i++) {
                 String m = st[i].getMethodName();
                 if (m.equals("poll") || m.equals("take")) {
                     call = m;
+                    delayed = st[i].getClassName().endsWith("DelayedWorkQueue");
                     break;
                 }
             }
             Thread.State state = ti.getThreadState();
             if (state == Thread.State.TIMED_WAITING) {
                 c.idleTimed++;
-                if ("take".equals(call)) {
+                if ("take".equals(call) && !delayed) {
                     c.stateCallMismatch++;
                 }
             } else if (state == Thread.State.WAITING) {

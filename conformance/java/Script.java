@@ -21,7 +21,7 @@ final class Script {
     /** The largest time or duration in ms (about 115 days), so that ms * 1e6 fits a long. */
     static final long MAX_MS = 10_000_000_000L;
 
-    enum Kind { JDK, TOMCAT, JETTY }
+    enum Kind { JDK, TOMCAT, JETTY, SCHEDULED }
 
     final String file;
 
@@ -36,6 +36,9 @@ final class Script {
     String rejection = "abort";
     boolean allowCoreThreadTimeOut;
     boolean prestart;
+    /** ScheduledThreadPoolExecutor's shutdown policies (R98), with the JDK's defaults. */
+    boolean continuePeriodic;
+    boolean executeDelayed = true;
     int poolLine;
 
     /** Submits, sets and shutdowns in file order (which is also time order, see parse). */
@@ -83,6 +86,20 @@ final class Script {
 
     static final class Shutdown extends Event {
         boolean now;
+    }
+
+    /**
+     * A schedule directive (kind=scheduled): schedule(task, delay), scheduleAtFixedRate or
+     * scheduleWithFixedDelay, made by the submitter thread. Run k sleeps serviceMs[k-1] (the
+     * last value repeats) and run failRun throws.
+     */
+    static final class Sched extends Event {
+        int id;
+        String mode; // once, fixed-rate, fixed-delay
+        long delayMs;
+        long periodMs;
+        long[] serviceMs;
+        int failRun;
     }
 
     /** An input error, printed like Go's inputerr: FILE:LINE:COL: KEY: msg (allowed). */
@@ -144,7 +161,7 @@ final class Script {
     // ----------------------------------------------------------------------------------------
     // Parsing
 
-    private static final String DIRECTIVES = "pool, submit, set, shutdown, shutdownNow, sample, end";
+    private static final String DIRECTIVES = "pool, submit, schedule, set, shutdown, shutdownNow, sample, end";
 
     static Script parse(String file, List<String> lines) throws Error {
         Script s = new Script(file);
@@ -200,6 +217,9 @@ final class Script {
             switch (directive) {
                 case "submit":
                     e = s.parseSubmit(lineNo, dcol, kv, ids);
+                    break;
+                case "schedule":
+                    e = s.parseSchedule(lineNo, dcol, kv, ids);
                     break;
                 case "set":
                     e = s.parseSet(lineNo, dcol, kv);
@@ -346,9 +366,9 @@ final class Script {
         poolLine = line;
         Token kt = kv.get("kind");
         if (kt == null) {
-            throw new Error(file, line, dcol, "kind", "missing", "jdk, tomcat, jetty");
+            throw new Error(file, line, dcol, "kind", "missing", "jdk, tomcat, jetty, scheduled");
         }
-        kind = Kind.valueOf(oneOf(line, kt, "jdk", "tomcat", "jetty").toUpperCase(java.util.Locale.ROOT));
+        kind = Kind.valueOf(oneOf(line, kt, "jdk", "tomcat", "jetty", "scheduled").toUpperCase(java.util.Locale.ROOT));
         switch (kind) {
             case JDK:
                 noOtherKeys(line, kv, "kind", "core", "max", "keepAliveMs", "queue", "capacity", "fair", "rejection",
@@ -361,8 +381,26 @@ final class Script {
             case JETTY:
                 noOtherKeys(line, kv, "kind", "core", "max", "keepAliveMs", "rejection");
                 break;
+            case SCHEDULED:
+                // The constructor fixes max (Integer.MAX_VALUE), keepAlive (10 ms) and the queue (R88).
+                noOtherKeys(line, kv, "kind", "core", "rejection", "allowCoreThreadTimeOut", "prestart",
+                        "continuePeriodic", "executeDelayed");
+                max = UNBOUNDED;
+                keepAliveMs = 10;
+                queue = "delayed";
+                capacity = UNBOUNDED;
+                if (kv.containsKey("prestart")) {
+                    prestart = bool(line, kv.get("prestart"));
+                }
+                if (kv.containsKey("continuePeriodic")) {
+                    continuePeriodic = bool(line, kv.get("continuePeriodic"));
+                }
+                if (kv.containsKey("executeDelayed")) {
+                    executeDelayed = bool(line, kv.get("executeDelayed"));
+                }
+                break;
         }
-        for (String req : new String[] {"core", "max"}) {
+        for (String req : kind == Kind.SCHEDULED ? new String[] {"core"} : new String[] {"core", "max"}) {
             if (!kv.containsKey(req)) {
                 throw new Error(file, line, dcol, req, "missing", "integer" + (req.equals("max") ? " or \"unbounded\"" : ""));
             }
@@ -370,7 +408,9 @@ final class Script {
         Token coreT = kv.get("core");
         Token maxT = kv.get("max");
         core = intOrUnbounded(line, coreT, false);
-        max = intOrUnbounded(line, maxT, true);
+        if (maxT != null) {
+            max = intOrUnbounded(line, maxT, true);
+        }
         Token kaT = kv.get("keepAliveMs");
         if (kaT != null) {
             keepAliveMs = nonNegLong(line, kaT);
@@ -462,7 +502,8 @@ final class Script {
             throw new Error(file, line, maxT.col, "max", max + " is not positive", "integer >= 1 or \"unbounded\"");
         }
         if (max < core) {
-            throw new Error(file, line, maxT.col, "max", "max=" + max + " is below core=" + core, "max >= core");
+            throw new Error(file, line, maxT == null ? coreT.col : maxT.col, "max", "max=" + max + " is below core=" + core,
+                    "max >= core");
         }
         if (allowCoreThreadTimeOut && keepAliveMs <= 0) {
             throw new Error(file, line, kv.get("allowCoreThreadTimeOut").col, "allowCoreThreadTimeOut",
@@ -526,6 +567,73 @@ final class Script {
         if (atT == null && everyT == null) {
             throw new Error(file, line, dcol, "sample", "needs at= or every=", "at=T1,T2,... or every= from= until=");
         }
+    }
+
+    private Sched parseSchedule(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
+        if (kind != Kind.SCHEDULED) {
+            throw new Error(file, line, dcol, "schedule", "only for kind=scheduled", "submit");
+        }
+        noOtherKeys(line, kv, "at", "id", "mode", "delayMs", "periodMs", "serviceMs", "failRun");
+        Sched s = new Sched();
+        s.atMs = at(line, dcol, kv);
+        Token idT = kv.get("id");
+        if (idT == null) {
+            throw new Error(file, line, dcol, "id", "missing", "a unique integer >= 1");
+        }
+        s.id = intOrUnbounded(line, idT, false);
+        if (s.id <= 0) {
+            throw new Error(file, line, idT.col, "id", s.id + " is not positive", "a unique integer >= 1");
+        }
+        if (!ids.add(s.id)) {
+            throw new Error(file, line, idT.col, "id", "id " + s.id + " used twice", "a unique integer >= 1");
+        }
+        Token mT = kv.get("mode");
+        if (mT == null) {
+            throw new Error(file, line, dcol, "mode", "missing", "once, fixed-rate, fixed-delay");
+        }
+        s.mode = oneOf(line, mT, "once", "fixed-rate", "fixed-delay");
+        Token dT = kv.get("delayMs");
+        s.delayMs = dT == null ? 0 : nonNegLong(line, dT);
+        Token pT = kv.get("periodMs");
+        if (s.mode.equals("once")) {
+            if (pT != null) {
+                throw new Error(file, line, pT.col, "periodMs", "mode=once has no period", "leave it out");
+            }
+        } else {
+            if (pT == null) {
+                throw new Error(file, line, dcol, "periodMs", "missing for mode=" + s.mode, "integer >= 1");
+            }
+            s.periodMs = nonNegLong(line, pT);
+            if (s.periodMs == 0) {
+                throw new Error(file, line, pT.col, "periodMs", "0 is not positive (R94, R95: IllegalArgumentException)",
+                        "integer >= 1");
+            }
+        }
+        Token svT = kv.get("serviceMs");
+        if (svT == null) {
+            throw new Error(file, line, dcol, "serviceMs", "missing", "integers >= 0, comma-separated: run k sleeps the k-th");
+        }
+        String[] parts = svT.value.split(",", -1);
+        s.serviceMs = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                s.serviceMs[i] = Long.parseLong(parts[i]);
+            } catch (NumberFormatException x) {
+                throw new Error(file, line, svT.col, "serviceMs", "\"" + parts[i] + "\" is not an integer",
+                        "integers >= 0, comma-separated");
+            }
+            if (s.serviceMs[i] < 0 || s.serviceMs[i] > MAX_MS) {
+                throw new Error(file, line, svT.col, "serviceMs", parts[i] + " is out of range", "integers from 0 to " + MAX_MS);
+            }
+        }
+        Token fT = kv.get("failRun");
+        if (fT != null) {
+            s.failRun = intOrUnbounded(line, fT, false);
+            if (s.failRun <= 0) {
+                throw new Error(file, line, fT.col, "failRun", s.failRun + " is not positive", "the run that throws, from 1");
+            }
+        }
+        return s;
     }
 
     private Submit parseSubmit(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
