@@ -39,15 +39,20 @@ func (s Script) SampleTimes() []int64 {
 // millisecond, so that every scripted sample time (whole milliseconds) is a simulated one.
 const simSample = time.Millisecond
 
-// Scenario translates the script into a simulator scenario: the same pool (JDK or Tomcat;
-// Jetty is not modelled), Duration EndMs, one timeline sample per millisecond, and the set and
-// shutdown directives as runtime events — one event per changed key, in the order the harness
-// calls the setters, so that each setter's side effects (R21–R24) happen in the same order.
-// The workload is not part of the scenario: pass ScriptSource(s) as sim.Options.Workload.
+// Scenario translates the script into a simulator scenario: the same pool (JDK, Tomcat,
+// ScheduledThreadPoolExecutor or Jetty), Duration EndMs, one timeline sample per millisecond,
+// the schedule directives as periodic jobs (whose runs take the directive's service times in
+// order, the last repeating), and the set and shutdown directives as runtime events — one
+// event per changed key, in the order the harness calls the setters, so that each setter's
+// side effects (R21–R24) happen in the same order. The submits are not part of the scenario:
+// pass ScriptSource(s) as sim.Options.Workload.
 func (s Script) Scenario() (*scenarios.Scenario, error) {
 	cfg, preset, prefix, err := s.Pool.config()
 	if err != nil {
 		return nil, err
+	}
+	if len(s.Schedules) > 0 && s.Pool.Kind != KindScheduled {
+		return nil, fmt.Errorf("conformance: scenario: schedule directives need kind %s, got %s", KindScheduled, s.Pool.Kind)
 	}
 	if s.EndMs <= 0 {
 		return nil, fmt.Errorf("conformance: scenario: end at %d ms: must be > 0", s.EndMs)
@@ -72,6 +77,14 @@ func (s Script) Scenario() (*scenarios.Scenario, error) {
 	var ds []directive
 	for i, u := range s.Submits {
 		ds = append(ds, directive{u.AtMs, 0, i})
+	}
+	for i, u := range s.Schedules {
+		ds = append(ds, directive{u.AtMs, 3, i})
+		job, err := u.periodicJob()
+		if err != nil {
+			return nil, err
+		}
+		sc.Periodic = append(sc.Periodic, job)
 	}
 	for i, e := range s.Sets {
 		ds = append(ds, directive{e.AtMs, 1, i})
@@ -210,7 +223,22 @@ func (p Pool) config() (cfg model.Config, preset, prefix string, err error) {
 			capacity = Unbounded
 		}
 	case KindJetty:
-		return bad("kind jetty: the simulator models the JDK and Tomcat pools only")
+		// QueuedThreadPool(max, min, idleTimeout, reservedThreads 0) with its default queue; the
+		// harness's thread factory names its threads qtp-worker-M (R100).
+		if p.Queue != "" || p.Fair || capacity != 0 {
+			return bad("Jetty's queue is its default BlockingArrayQueue: leave queue, fair and capacity out")
+		}
+		cfg.Flavor, preset, prefix = model.Jetty, "jetty", "qtp-worker-"
+		cfg.Queue, capacity = model.BlockingArrayQueue, Unbounded
+	case KindScheduled:
+		// new ScheduledThreadPoolExecutor(core): max, keepAlive and the queue are fixed (R88).
+		if p.Queue != "" || p.Fair || capacity != 0 || p.Max != 0 || p.KeepAliveMs != 0 {
+			return bad("ScheduledThreadPoolExecutor's constructor fixes max, keepAlive and the queue: leave them out")
+		}
+		cfg.Flavor, preset, prefix = model.Scheduled, "scheduled", "pool-1-thread-"
+		cfg.Max, cfg.KeepAlive = model.Unbounded, model.DefaultScheduledKeepAlive
+		cfg.Queue, capacity = model.DelayedWorkQueue, Unbounded
+		cfg.ContinuePeriodicAfterShutdown, cfg.DropDelayedOnShutdown = p.ContinuePeriodic, p.DropDelayed
 	default:
 		return bad("unknown kind %q", p.Kind)
 	}
@@ -219,6 +247,56 @@ func (p Pool) config() (cfg model.Config, preset, prefix string, err error) {
 		return model.Config{}, "", "", fmt.Errorf("conformance: scenario: pool: %w", err)
 	}
 	return cfg, preset, prefix, nil
+}
+
+// periodicJob translates a schedule directive into a periodic job: run k takes ServiceMs[k-1],
+// the last value repeating, and run FailRun throws.
+func (u Schedule) periodicJob() (scenarios.PeriodicJob, error) {
+	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+	if len(u.ServiceMs) == 0 {
+		return scenarios.PeriodicJob{}, fmt.Errorf("conformance: scenario: schedule %d: no serviceMs", u.ID)
+	}
+	job := scenarios.PeriodicJob{
+		Name:         "schedule-" + strconv.Itoa(u.ID),
+		Mode:         scenarios.PeriodicMode(u.Mode),
+		InitialDelay: ms(u.DelayMs),
+		At:           ms(u.AtMs),
+		Service:      workloads.ServiceSpec{Dist: "constant", Mean: ms(u.ServiceMs[len(u.ServiceMs)-1])},
+		FailAt:       u.FailRun,
+	}
+	if u.Mode != ScheduleOnce {
+		job.Every = ms(u.PeriodMs)
+	}
+	for _, v := range u.ServiceMs {
+		job.FirstRuns = append(job.FirstRuns, ms(v))
+	}
+	return job, nil
+}
+
+// scheduledAtEnd is what the harness reports for a schedule directive, from the simulator's
+// summary of its job: the future's state just before the end, and whether the final (or an
+// earlier) shutdownNow returned its queued run.
+func scheduledAtEnd(u Schedule, ps sim.PeriodicSummary, runs []TaskRun, queuedAtEnd bool, endMs int64) Scheduled {
+	sc := Scheduled{ID: u.ID, Mode: u.Mode, SubmitMs: float64(u.AtMs), State: ScheduleActive, Drained: queuedAtEnd || ps.Drained}
+	for _, r := range runs {
+		if r.StartMs <= float64(endMs) {
+			sc.Runs++
+		}
+	}
+	switch {
+	case ps.Rejected:
+		sc.State, sc.Drained = ScheduleRejected, false
+	case ps.StoppedByException && float64(ps.StoppedAt)*1000 <= float64(endMs):
+		sc.State = ScheduleFailed
+	case ps.CancelledByShutdown:
+		sc.State = ScheduleCancelled
+	case u.Mode == ScheduleOnce && len(runs) == 1 && runs[0].EndMs <= float64(endMs):
+		sc.State = ScheduleDone
+		if u.FailRun == 1 {
+			sc.State = ScheduleFailed
+		}
+	}
+	return sc
 }
 
 // scriptSource replays a script's submissions as a workload, in the harness's order (stable
@@ -316,7 +394,8 @@ func observe(p *model.Pool) observed {
 }
 
 // Simulate runs the script on the simulator (with its invariant checks on) and returns what
-// happened in the harness's shape. Which worker ran which task, and what became of the
+// happened in the harness's shape. Schedule directives come back as Result.Scheduled (the
+// state of each series just before the end, as the harness notes it) and Result.Runs. Which worker ran which task, and what became of the
 // tasks that never ran, are read from the model itself after every event: a task that left
 // the queue without starting was drained if shutdownNow came at that event, else dropped by
 // DiscardOldestPolicy; a submitted task that never entered the queue nor ran was refused by
@@ -361,6 +440,12 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 		transitions []time.Duration
 		drainedAt   = map[time.Duration]int{}
 		simErr      error
+		// Periodic runs: the simulator numbers them from sim.PeriodicTaskIDBase.
+		runs        = map[[2]int32]int{} // (job, run) → index in res.Runs
+		periodicIDs = map[uint64]bool{}  // periodic submissions seen (queued or started)
+		startedP    = map[uint64]bool{}  // periodic runs started
+		queuedP     = map[uint64]bool{}  // periodic runs queued after the last event
+		queuedJobs  = map[int32]bool{}   // jobs with a run queued after the last event
 	)
 	opts := sim.Options{
 		Workload:        src,
@@ -378,6 +463,18 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 		},
 		OnTask: func(e sim.TaskEvent) {
 			taskEvents++
+			if e.Job != 0 {
+				periodicIDs[e.TaskID], startedP[e.TaskID] = true, true
+				k := [2]int32{e.Job, e.Run}
+				if e.End {
+					res.Runs[runs[k]].EndMs = ms(e.T)
+					return
+				}
+				runs[k] = len(res.Runs)
+				res.Runs = append(res.Runs, TaskRun{ID: s.Schedules[e.Job-1].ID, N: int(e.Run), Worker: e.Worker, StartMs: ms(e.T), EndMs: nan,
+					Failed: int(e.Run) == s.Schedules[e.Job-1].FailRun})
+				return
+			}
 			i, ok := index[e.TaskID]
 			if !ok {
 				simErr = fmt.Errorf("conformance: simulate: task event for unknown task %d", e.TaskID)
@@ -424,7 +521,22 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 		prev, havePrev = cur, true
 		// Tasks that left the queue without starting.
 		now2 := map[uint64]bool{}
-		p.Queued(func(t *model.Task) { now2[t.ID] = true })
+		nowP := map[uint64]bool{}
+		clear(queuedJobs)
+		p.Queued(func(t *model.Task) {
+			if t.ID > sim.PeriodicTaskIDBase {
+				periodicIDs[t.ID], nowP[t.ID] = true, true
+				queuedJobs[t.Periodic] = true
+				return
+			}
+			now2[t.ID] = true
+		})
+		for id := range queuedP {
+			if !nowP[id] && !startedP[id] && stopNow {
+				drainedAt[now]++ // a scheduled run returned by shutdownNow
+			}
+		}
+		queuedP = nowP
 		for id := range queued {
 			if now2[id] {
 				continue
@@ -471,8 +583,17 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 	if !out.Complete {
 		return nil, fmt.Errorf("conformance: simulate: the run stopped early: %s", out.StopReason)
 	}
-	if int64(submitted) != out.Summary.Submitted {
-		return nil, fmt.Errorf("conformance: simulate: tracked %d submissions, the simulator counted %d", submitted, out.Summary.Submitted)
+	if int64(submitted+len(periodicIDs)) != out.Summary.Submitted {
+		return nil, fmt.Errorf("conformance: simulate: tracked %d submissions and %d periodic runs, the simulator counted %d",
+			submitted, len(periodicIDs), out.Summary.Submitted)
+	}
+	for i, u := range s.Schedules {
+		res.Scheduled = append(res.Scheduled, scheduledAtEnd(u, out.Summary.Periodic[i], res.RunsOf(u.ID), queuedJobs[int32(i+1)], s.EndMs))
+	}
+	for i := range res.Runs {
+		if r := &res.Runs[i]; r.EndMs > float64(s.EndMs) {
+			r.EndMs, r.Failed = nan, false // still running at the end
+		}
 	}
 	policy := sc.Pool.Rejection
 	endDrained := 0
@@ -520,6 +641,7 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 		res.Events = append(res.Events, ev)
 	}
 	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].AtMs < res.Events[j].AtMs })
+	endDrained += len(queuedP) // scheduled runs still queued
 	res.Events = append(res.Events, Event{AtMs: s.EndMs, ActualMs: float64(s.EndMs), Kind: "end", Detail: "drained=" + strconv.Itoa(endDrained)})
 	for _, e := range s.Sets {
 		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)

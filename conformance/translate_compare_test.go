@@ -65,8 +65,22 @@ func TestScenarioTranslation(t *testing.T) {
 				t.Errorf("config %+v, hand-off %v", c, c.HandOff())
 			}
 		}, ""},
-		// Jetty is not modelled.
-		{"jetty", Pool{Kind: KindJetty, Core: 1, Max: 2}, nil, nil, "jetty"},
+		// Jetty: QueuedThreadPool(max, min, idleTimeout) with its unbounded BlockingArrayQueue (R100).
+		{"jetty", Pool{Kind: KindJetty, Core: 1, Max: 2, KeepAliveMs: 500}, nil, func(t *testing.T, c model.Config) {
+			if c.Flavor != model.Jetty || c.Queue != model.BlockingArrayQueue || c.QueueCapacity != model.Unbounded || c.Core != 1 || c.Max != 2 || c.KeepAlive != 500*time.Millisecond {
+				t.Errorf("config %+v", c)
+			}
+		}, ""},
+		// Jetty has its own queue: no other.
+		{"jetty with a queue", Pool{Kind: KindJetty, Core: 1, Max: 2, Queue: QueueLinked}, nil, nil, "BlockingArrayQueue"},
+		// ScheduledThreadPoolExecutor(core): max, keepAlive 10 ms and the DelayedWorkQueue fixed (R88).
+		{"scheduled", Pool{Kind: KindScheduled, Core: 2, DropDelayed: true}, nil, func(t *testing.T, c model.Config) {
+			if c.Flavor != model.Scheduled || c.Queue != model.DelayedWorkQueue || c.Max != model.Unbounded || c.KeepAlive != 10*time.Millisecond || !c.DropDelayedOnShutdown || c.ContinuePeriodicAfterShutdown {
+				t.Errorf("config %+v", c)
+			}
+		}, ""},
+		// Its constructor takes no max.
+		{"scheduled with max", Pool{Kind: KindScheduled, Core: 2, Max: 4}, nil, nil, "fixes max"},
 		// An array queue needs a capacity, as ArrayBlockingQueue's constructor does.
 		{"array without capacity", Pool{Kind: KindJDK, Core: 1, Max: 2, Queue: QueueArray}, nil, nil, "capacity"},
 		// The constructor's own checks (R2) come from the model.

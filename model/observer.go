@@ -54,11 +54,17 @@ const (
 	// EndedByShutdown: shutdown cancelled the series, or a run ended after
 	// shutdown and was not re-queued (R98).
 	EndedByShutdown
+	// EndedByDrain: shutdownNow returned the queued run unrun (R28, R98);
+	// its future is not cancelled.
+	EndedByDrain
 )
 
 func (e PeriodicEnd) String() string {
-	if e == EndedByException {
+	switch e {
+	case EndedByException:
 		return "exception"
+	case EndedByDrain:
+		return "drained"
 	}
 	return "shutdown"
 }

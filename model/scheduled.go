@@ -374,7 +374,7 @@ func (p *Pool) drained(d *delayed) {
 	p.lost = d.task
 	p.obs.Lost(p.now, &p.lost, Drained)
 	if d.periodic() {
-		p.periodicEnded(&p.lost, EndedByShutdown)
+		p.periodicEnded(&p.lost, EndedByDrain)
 	}
 }
 

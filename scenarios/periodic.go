@@ -51,13 +51,14 @@ type PeriodicJob struct {
 	// Service is each run's service time law (drawn per run, from the job's
 	// own random stream).
 	Service workloads.ServiceSpec
+	// FirstRuns, if given, are the service times of the first runs, in
+	// order; later runs draw from Service.
+	FirstRuns []time.Duration
 	// FailAt is the run (from 1) that throws, stopping the series (R96);
 	// 0 for none.
 	FailAt int
 	// Failure is the probability that a run throws (0 for none).
 	Failure float64
-	// Line is where the job was written.
-	Line int
 }
 
 // periodic decodes workload.periodic.
@@ -72,7 +73,7 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 	names := map[string]int{}
 	for i, it := range items {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		job := PeriodicJob{Line: it.Line, Name: fmt.Sprintf("periodic-%d", i+1)}
+		job := PeriodicJob{Name: fmt.Sprintf("periodic-%d", i+1)}
 		var modeNode, everyNode, svcNode, nameNode *yaml.Node
 		err := d.mapping(it, p, []field{
 			{"name", func(n *yaml.Node, p string) (err error) {
@@ -108,6 +109,23 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 				return
 			}},
 			{"service", func(n *yaml.Node, p string) (err error) { svcNode = n; job.Service, err = d.service(n, p, dir); return }},
+			{"firstRuns", func(n *yaml.Node, p string) error {
+				runs, err := d.sequence(n, p, "the service times of the first runs, e.g. [350ms]")
+				if err != nil {
+					return err
+				}
+				for k, r := range runs {
+					v, err := d.duration(r, fmt.Sprintf("%s[%d]", p, k))
+					if err != nil {
+						return err
+					}
+					if v < 0 {
+						return d.errAt(r, fmt.Sprintf("%s[%d]", p, k), fmt.Sprintf("must be >= 0, got %v", v), "a service time")
+					}
+					job.FirstRuns = append(job.FirstRuns, v)
+				}
+				return nil
+			}},
 			{"failAt", func(n *yaml.Node, p string) error {
 				v, err := d.integer(n, p, "the run that throws, from 1")
 				if err == nil && (v < 1 || v > math.MaxInt32) {

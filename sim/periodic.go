@@ -17,6 +17,11 @@ import (
 // model, pure, cannot), and reports per job how many runs there were, how
 // late they started, and whether the series stopped (spec R94–R98).
 
+// PeriodicTaskIDBase numbers the runs of periodic jobs: PeriodicTaskIDBase+1,
+// +2, … in the order they are queued, apart from the ordinary tasks, which
+// keep their numbers 1, 2, … in submission order whatever the jobs.
+const PeriodicTaskIDBase = 1 << 48
+
 // periodicJob is a job's state during the run.
 type periodicJob struct {
 	spec    scenarios.PeriodicJob
@@ -25,9 +30,10 @@ type periodicJob struct {
 
 	runs, lateRuns       int64
 	maxLateness, sumLate time.Duration
-	ended                string // "", "exception", "shutdown"
+	ended                string // "", "exception", "shutdown", "drained"
 	endedAt              time.Duration
 	lastRun              int32
+	rejected             bool // the schedule call was rejected (R90)
 }
 
 // newPeriodic prepares the scenario's periodic jobs, each with its own
@@ -51,7 +57,11 @@ func newPeriodic(sc *scenarios.Scenario) ([]*periodicJob, error) {
 
 // draw sets the service time and failure of run t.Run of job j.
 func (j *periodicJob) draw(t *model.Task) {
-	t.Service = j.dist.Sample()
+	if k := int(t.Run); k <= len(j.spec.FirstRuns) {
+		t.Service = j.spec.FirstRuns[k-1]
+	} else {
+		t.Service = j.dist.Sample()
+	}
 	t.Fails = int(t.Run) == j.spec.FailAt
 	if j.spec.Failure > 0 && j.failRNG.Float64() < j.spec.Failure {
 		t.Fails = true
@@ -71,8 +81,8 @@ func (r *runner) schedulePeriodic() {
 	i := r.periodicOrder[r.nextPeriodic]
 	r.nextPeriodic++
 	j := r.periodic[i]
-	r.nextTaskID++
-	t := model.Task{ID: r.nextTaskID, Arrival: r.now, Submit: r.now, Periodic: int32(i + 1), Run: 1}
+	r.periodicIDs++
+	t := model.Task{ID: PeriodicTaskIDBase + r.periodicIDs, Arrival: r.now, Submit: r.now, Periodic: int32(i + 1), Run: 1}
 	j.draw(&t)
 	r.rec.submitted++
 	var err error
@@ -94,8 +104,8 @@ func (r *runner) schedulePeriodic() {
 // run is queued; it gets a task number, a service time and a fate.
 func (r *runner) Rescheduled(now time.Duration, t *model.Task) {
 	j := r.periodic[t.Periodic-1]
-	r.nextTaskID++
-	t.ID = r.nextTaskID
+	r.periodicIDs++
+	t.ID = PeriodicTaskIDBase + r.periodicIDs
 	j.draw(t)
 	r.rec.submitted++
 }
@@ -138,10 +148,14 @@ type PeriodicSummary struct {
 	// StoppedByException: a run threw and the series stopped (R96), at
 	// StoppedAt, after run LastRun.
 	StoppedByException bool `json:"stopped_by_exception"`
-	// CancelledByShutdown: shutdown ended the series (R98).
+	// CancelledByShutdown: shutdown ended the series (R98); Drained:
+	// shutdownNow returned its queued run (R28).
 	CancelledByShutdown bool `json:"cancelled_by_shutdown"`
-	StoppedAt           Stat `json:"stopped_at_s"`
-	LastRun             int  `json:"last_run"`
+	Drained             bool `json:"drained_by_shutdown_now"`
+	// Rejected: the schedule call came after shutdown (R90).
+	Rejected  bool `json:"rejected"`
+	StoppedAt Stat `json:"stopped_at_s"`
+	LastRun   int  `json:"last_run"`
 }
 
 // periodicSummaries reports every job, and fills the summary's totals.
@@ -163,7 +177,11 @@ func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
 		case "shutdown":
 			ps.CancelledByShutdown = true
 			ps.StoppedAt = Stat(j.endedAt.Seconds())
+		case "drained":
+			ps.Drained = true
+			ps.StoppedAt = Stat(j.endedAt.Seconds())
 		}
+		ps.Rejected = j.rejected
 		s.PeriodicRuns += j.runs
 		s.PeriodicLateRuns += j.lateRuns
 		maxLate = max(maxLate, j.maxLateness)

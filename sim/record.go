@@ -222,6 +222,9 @@ func (r *runner) armTimer(w *model.Worker, at time.Duration) {
 }
 
 func (r *runner) Rejected(now time.Duration, t *model.Task) {
+	if t.Periodic != 0 {
+		r.periodic[t.Periodic-1].rejected = true
+	}
 	rec := r.rec
 	rec.rejected++
 	if !rec.haveRejection {

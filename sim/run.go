@@ -117,6 +117,7 @@ type runner struct {
 	periodic      []*periodicJob
 	periodicOrder []int
 	nextPeriodic  int
+	periodicIDs   uint64 // runs queued so far (task ids from PeriodicTaskIDBase)
 }
 
 func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
