@@ -583,7 +583,13 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 	if !out.Complete {
 		return nil, fmt.Errorf("conformance: simulate: the run stopped early: %s", out.StopReason)
 	}
-	if int64(submitted+len(periodicIDs)) != out.Summary.Submitted {
+	rejectedCalls := 0 // schedule calls after shutdown: submitted, rejected, never queued (R90)
+	for _, ps := range out.Summary.Periodic {
+		if ps.Rejected {
+			rejectedCalls++
+		}
+	}
+	if int64(submitted+len(periodicIDs)+rejectedCalls) != out.Summary.Submitted {
 		return nil, fmt.Errorf("conformance: simulate: tracked %d submissions and %d periodic runs, the simulator counted %d",
 			submitted, len(periodicIDs), out.Summary.Submitted)
 	}

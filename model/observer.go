@@ -82,7 +82,9 @@ type ScheduleObserver interface {
 	// only during the call.
 	Rescheduled(now time.Duration, t *Task)
 	// PeriodicEnded reports that the series of t will not run again (R96,
-	// R98). t is its last run, or the queued run that shutdown cancelled
-	// (reported Lost as Cancelled just before).
+	// R98): its last run threw, or ended after shutdown; or shutdown
+	// cancelled, or shutdownNow drained, its queued run (reported Lost just
+	// before). A one-shot task with Task.Periodic set is reported too when
+	// shutdown cancels or drains it.
 	PeriodicEnded(now time.Duration, t *Task, why PeriodicEnd)
 }

@@ -267,9 +267,7 @@ func (p *Pool) runScheduled(w *Worker, d *delayed) {
 		p.dwqLeave()
 		p.lost = d.task
 		p.obs.Lost(p.now, &p.lost, Cancelled)
-		if d.periodic() {
-			p.periodicEnded(&p.lost, EndedByShutdown)
-		}
+		p.jobEnded(d, EndedByShutdown)
 		p.getTask(w)
 		return
 	}
@@ -324,6 +322,14 @@ func (p *Pool) periodicEnded(t *Task, why PeriodicEnd) {
 	}
 }
 
+// jobEnded reports that a queued task of a caller's job — periodic, or a
+// one-shot one with Task.Periodic set — was cancelled or drained.
+func (p *Pool) jobEnded(d *delayed, why PeriodicEnd) {
+	if d.periodic() || d.task.Periodic != 0 {
+		p.periodicEnded(&p.lost, why)
+	}
+}
+
 // onShutdown is ScheduledThreadPoolExecutor.onShutdown (R98), called by
 // shutdown after the idle workers were interrupted: in toArray (heap
 // array) order, it removes and cancels the queued periodic tasks unless
@@ -348,9 +354,7 @@ func (p *Pool) onShutdown() {
 		d := p.dwq.removeAt(i)
 		p.lost = d.task
 		p.obs.Lost(p.now, &p.lost, Cancelled)
-		if d.periodic() {
-			p.periodicEnded(&p.lost, EndedByShutdown)
-		}
+		p.jobEnded(&d, EndedByShutdown)
 	}
 	p.tryTerminate()
 }
@@ -373,9 +377,7 @@ func (p *Pool) dwqDrain() {
 func (p *Pool) drained(d *delayed) {
 	p.lost = d.task
 	p.obs.Lost(p.now, &p.lost, Drained)
-	if d.periodic() {
-		p.periodicEnded(&p.lost, EndedByDrain)
-	}
+	p.jobEnded(d, EndedByDrain)
 }
 
 // Leader returns the DelayedWorkQueue's leader — the worker waiting timed
