@@ -73,7 +73,7 @@ var badInputs = []badInput{
 		`testdata/bad/type-core-word.yaml:1:14: pool.core: not an integer: "many" (an integer, or "unbounded" for Integer.MAX_VALUE)`},
 	// A list for a block.
 	{"pool is a list", []string{"run", bad + "type-pool-list.yaml"}, 2,
-		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, core, keepAlive, max, preset, prestart, queue, rejection, threadNamePrefix)`},
+		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, threadNamePrefix)`},
 	// Not a boolean.
 	{"fair is maybe", []string{"run", bad + "type-fair.yaml"}, 2,
 		`testdata/bad/type-fair.yaml:1:58: pool.queue.fair: not a boolean: "maybe" (true or false)`},
@@ -112,7 +112,7 @@ var badInputs = []badInput{
 
 	// --- unknown names ---
 	{"unknown queue", []string{"run", bad + "unknown-queue-type.yaml"}, 2,
-		`testdata/bad/unknown-queue-type.yaml:1:39: pool.queue.type: unknown value "linkd"; did you mean "linked"? (one of linked, array, synchronous, priority, tomcat)`},
+		`testdata/bad/unknown-queue-type.yaml:1:39: pool.queue.type: unknown value "linkd"; did you mean "linked"? (one of linked, array, synchronous, priority, tomcat, delayed, jetty)`},
 	{"unknown policy", []string{"run", bad + "unknown-policy.yaml"}, 2,
 		`testdata/bad/unknown-policy.yaml:1:36: pool.rejection: unknown value "callerruns"; did you mean "caller-runs"? (one of abort, caller-runs, discard, discard-oldest)`},
 	{"unknown process", []string{"run", bad + "unknown-process.yaml"}, 2,
@@ -120,7 +120,7 @@ var badInputs = []badInput{
 	{"unknown distribution", []string{"run", bad + "unknown-dist.yaml"}, 2,
 		`testdata/bad/unknown-dist.yaml:3:68: workload.service.dist: unknown value "lognorm"; did you mean "lognormal"? (one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical)`},
 	{"unknown preset", []string{"run", bad + "unknown-preset.yaml"}, 2,
-		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring)`},
+		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty)`},
 	{"unsupported version", []string{"run", bad + "version-two.yaml"}, 2,
 		`testdata/bad/version-two.yaml:1:10: version: unsupported scenario version 2 (1)`},
 
@@ -266,7 +266,7 @@ var badInputs = []badInput{
 	{"--set without =", []string{"run", bad + "ok.yaml", "--set", "pool.core"}, 2,
 		`--set pool.core: expected KEY=VALUE (e.g. --set pool.core=20)`},
 	{"--set unknown key", []string{"run", bad + "ok.yaml", "--set", "pool.cores=3"}, 2,
-		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, core, keepAlive, max, preset, prestart, queue, rejection, threadNamePrefix)`},
+		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, threadNamePrefix)`},
 	{"--set wrong type", []string{"run", bad + "ok.yaml", "--set", "pool.core=lots"}, 2,
 		`--set pool.core=lots: pool.core: not an integer: "lots" (an integer, or "unbounded" for Integer.MAX_VALUE)`},
 	{"--set refused value", []string{"run", bad + "ok.yaml", "--set", "duration=-5m"}, 2,
