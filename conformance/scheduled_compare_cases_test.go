@@ -480,7 +480,7 @@ func TestCompareScheduled(t *testing.T) {
 					t.FailNow()
 				}
 				start := time.Now()
-				rs := realRuns(t, nr.r, s)
+				rs := realRuns(t, nr.r, s, m)
 				line := fmt.Sprintf("%s [%s, %.1fs]: %s", name, rs[0].Timing["java_version"], time.Since(start).Seconds(), compareScheduled(t, s, m, rs))
 				t.Log(line)
 				if !t.Failed() {
