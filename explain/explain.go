@@ -232,9 +232,9 @@ func (e *Explanation) analyse() {
 	}
 
 	// What the pool looks like.
-	e.add("Steady state", "from %v to %v the pool held %s workers on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s.poll(%v), %s idle WAITING in %s.take(). At the end: %d workers (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
+	e.add("Steady state", "from %v to %v the pool held %s workers on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s, %s idle WAITING in %s.take(). At the end: %d workers (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
 		st.SteadyFrom, st.SteadyTo, f1(st.Mean), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
-		f2(st.Busy), f1(st.IdleTimed), queue, c.KeepAlive, f1(st.Untimed), queue,
+		f2(st.Busy), f1(st.IdleTimed), timedWait(c), f1(st.Untimed), queue,
 		s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.QueuedEnd)
 
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
@@ -249,6 +249,11 @@ func (e *Explanation) analyse() {
 	} else if lambda == lambda && svc == svc && lambda > 0 {
 		e.add("Load", "%s tasks/s arrive (%s) with a mean service time of %s, so on average λ·S = %s workers are busy; the pool's size is set by its rules, not by this load alone.",
 			f2(lambda), processName(e.Process), dur(svc), f2(lambda*svc))
+	}
+
+	// A ScheduledThreadPoolExecutor and Jetty's pool follow their own rules.
+	if e.familyFindings() {
+		return
 	}
 
 	// Why timed or untimed.

@@ -217,8 +217,15 @@ func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
 			}
 		}
 	case model.Jetty:
+		if q := child(pn.block, "queue"); q != nil {
+			// Only the hypothetical hand-off order of what-ifs applies (a custom queue).
+			for _, key := range []string{"type", "capacity", "fair"} {
+				if n := child(q, key); n != nil {
+					return d.errAt(n, "pool.queue."+key, "the jetty presets model QueuedThreadPool's default unbounded BlockingArrayQueue (R100)", "leave it out (queue.handOff may model a custom queue)")
+				}
+			}
+		}
 		for _, k := range []struct{ key, msg, allowed string }{
-			{"queue", "the jetty presets model QueuedThreadPool's default unbounded BlockingArrayQueue (R100)", "leave it out"},
 			{"allowCoreThreadTimeOut", "QueuedThreadPool has no core time-out: threads above minThreads leave one per idleTimeout (R104)", "leave it out"},
 		} {
 			if err := fixed(k.key, k.msg, k.allowed); err != nil {
