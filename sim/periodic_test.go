@@ -1,0 +1,231 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+)
+
+// runExample runs a bundled scenario with --set overrides and the invariant checks on, and
+// returns its result and every task start, by periodic job (0: ordinary traffic).
+func runExample(t *testing.T, name string, sets ...string) (*Result, map[int32][]time.Duration) {
+	t.Helper()
+	sc, err := scenarios.Load("../scenarios/examples/"+name, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := map[int32][]time.Duration{}
+	res, err := Run(context.Background(), sc, Options{CheckInvariants: true, OnTask: func(e TaskEvent) {
+		if !e.End {
+			starts[e.Job] = append(starts[e.Job], e.T)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
+		t.Fatalf("conservation broken: %+v", s)
+	}
+	return res, starts
+}
+
+// TestScheduledBunching: the bundled fixed-rate example bunches exactly as R94 says, and the
+// fixed-delay variant shifts instead (R95).
+func TestScheduledBunching(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		sets  []string
+		runs  int64 // cleanup runs in 3 s
+		late  int64
+		maxMs float64
+		// starts of the cleanup runs around the report.
+		around []time.Duration
+		// the report's lateness, in seconds.
+		reportLate float64
+	}{
+		// Fixed rate: the runs due at 1.1, 1.2, 1.3 and 1.4 s start at 1.37, 1.39, 1.41 and
+		// 1.43 s, back to back, 270, 190, 110, 30 ms late; 1.5 s is on time.
+		// The report, due at 1 s like a cleanup run scheduled earlier, runs after it: 20 ms
+		// late (equal due times go in sequence order, R88).
+		{"fixed rate", nil, 31, 4, 0.27, ms(1000, 1370, 1390, 1410, 1430, 1500), 0.02},
+		// Fixed delay: runs every 120 ms (20 ms + 100 ms); the one due at 1.08 s waits for the
+		// report (1–1.35 s), 270 ms late; each next is due 100 ms after the previous ends.
+		{"fixed delay", []string{"workload.periodic[0].mode=fixed-delay"}, 23, 1, 0.27, ms(960, 1350, 1470, 1590), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, starts := runExample(t, "scheduled-bunching.yaml", tt.sets...)
+			p := res.Summary.Periodic[0]
+			if p.Runs != tt.runs || p.LateRuns != tt.late || p.MaxLateness != tt.maxMs {
+				t.Errorf("cleanup: %d runs, %d late, max %gs late; want %d, %d, %gs", p.Runs, p.LateRuns, p.MaxLateness, tt.runs, tt.late, tt.maxMs)
+			}
+			var window []time.Duration
+			for _, s := range starts[1] {
+				if s >= tt.around[0] && s <= tt.around[len(tt.around)-1] {
+					window = append(window, s)
+				}
+			}
+			if !slices.Equal(window, tt.around) {
+				t.Errorf("cleanup runs start at %v, want %v", window, tt.around)
+			}
+			if r := res.Summary.Periodic[1]; r.Runs != 1 || r.MaxLateness != tt.reportLate {
+				t.Errorf("report: %+v, want one run %gs late", r, tt.reportLate)
+			}
+		})
+	}
+}
+
+// TestScheduledThrows: the heartbeat's run 4 throws; the series stops (R96), the pool goes on.
+func TestScheduledThrows(t *testing.T) {
+	res, starts := runExample(t, "scheduled-throws.yaml")
+	s := res.Summary
+	p := s.Periodic[0]
+	if !p.StoppedByException || p.LastRun != 4 || float64(p.StoppedAt) != 3.01 || p.Runs != 4 || s.PeriodicStoppedByException != 1 {
+		t.Errorf("heartbeat: %+v, want stopped by an exception in run 4 at 3.01 s", p)
+	}
+	if want := []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second}; !slices.Equal(starts[1], want) {
+		t.Errorf("heartbeat runs at %v, want %v", starts[1], want)
+	}
+	if s.ThreadsCreated != 2 || s.ThreadsExited != 0 {
+		t.Errorf("threads created %d exited %d: a scheduled task's exception never kills its worker (R96)", s.ThreadsCreated, s.ThreadsExited)
+	}
+	if last := starts[0][len(starts[0])-1]; last < 9*time.Second {
+		t.Errorf("the ordinary traffic stopped at %v", last)
+	}
+}
+
+// TestJettyShrinkVsJDK: after the burst, Jetty loses exactly one thread per idleTimeout
+// (R104, R105); a ThreadPoolExecutor with a fair SynchronousQueue keeps ⌈λ(K+S)⌉ − 1 = 120
+// (R78), and with a non-fair one falls to core at once (R55) — the comparison of R110.
+func TestJettyShrinkVsJDK(t *testing.T) {
+	sizeAt := func(sets ...string) (map[time.Duration]int, Summary) {
+		sc, err := scenarios.Load("../scenarios/examples/jetty-shrink.yaml", sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := map[time.Duration]int{}
+		res, err := Run(context.Background(), sc, Options{CheckInvariants: true, OnSample: func(x Sample) { at[x.T] = x.PoolSize }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at, res.Summary
+	}
+	jetty, js := sizeAt()
+	// Idle from 2 s, lastShrink 0 (the last start): one exit at 62 s, then one every 60 s;
+	// the 142nd, to minThreads 8, at 62 + 141·60 = 8522 s.
+	for _, c := range []struct {
+		at   time.Duration
+		want int
+	}{{60 * time.Second, 150}, {70 * time.Second, 149}, {10 * time.Minute, 141}, {time.Hour, 91}, {8520 * time.Second, 9}, {8530 * time.Second, 8}, {3 * time.Hour, 8}} {
+		if got := jetty[c.at]; got != c.want {
+			t.Errorf("jetty at %v: %d threads, want %d (one exit per idleTimeout)", c.at, got, c.want)
+		}
+	}
+	if js.ThreadsExited != 142 || js.LargestPoolSize != 150 {
+		t.Errorf("jetty: %d exited, largest %d; want 142 and 150", js.ThreadsExited, js.LargestPoolSize)
+	}
+	fifo, _ := sizeAt("pool.preset=jdk", "pool.queue.type=synchronous", "pool.queue.fair=true")
+	lifo, _ := sizeAt("pool.preset=jdk", "pool.queue.type=synchronous")
+	if fifo[time.Hour] != 120 || lifo[70*time.Second] != 8 {
+		t.Errorf("JDK: FIFO keeps %d at 1h (want 120, R78), LIFO %d at 70s (want core 8, R55)", fifo[time.Hour], lifo[70*time.Second])
+	}
+}
+
+// TestPropertyFamilies runs random ScheduledThreadPoolExecutor and Jetty scenarios — ordinary
+// traffic, periodic jobs, setters and shutdowns — with the model's invariants checked after
+// every event, and the conservation identity at the end.
+func TestPropertyFamilies(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("POOLSIM_PROPERTY_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	n := 80
+	if testing.Short() {
+		n = 20
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for i := 0; i < n; i++ {
+		y := randomFamilyScenario(rng)
+		sc, err := scenarios.Parse([]byte(y), "random.yaml", nil)
+		if err != nil {
+			t.Fatalf("generated an invalid scenario (seed %d, case %d): %v\n%s", seed, i, err, y)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("invariant broken (seed %d, case %d): %v\nscenario:\n%s\nreproduce: POOLSIM_PROPERTY_SEED=%d go test ./sim -run TestPropertyFamilies", seed, i, r, y, seed)
+				}
+			}()
+			prev := 0
+			res, err := Run(context.Background(), sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
+				// A ScheduledThreadPoolExecutor adds a worker only below core, or when it has
+				// none (R88, R91); setCorePoolSize may leave more until they time out.
+				c := p.Config()
+				if c.Flavor == model.Scheduled && p.PoolSize() > prev && p.PoolSize() > max(c.Core, 1) {
+					panic(fmt.Sprintf("a ScheduledThreadPoolExecutor with core %d grew to %d workers (R88)", c.Core, p.PoolSize()))
+				}
+				prev = p.PoolSize()
+			}})
+			if err != nil {
+				t.Fatalf("seed %d case %d: %v\n%s", seed, i, err, y)
+			}
+			s := res.Summary
+			if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
+				t.Fatalf("seed %d case %d: conservation broken: %+v\n%s", seed, i, s, y)
+			}
+		}()
+	}
+}
+
+func randomFamilyScenario(rng *rand.Rand) string {
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	ms := func(lo, hi int) string { return fmt.Sprintf("%dms", lo+rng.IntN(hi-lo+1)) }
+	y := "duration: 20s\nsample: 100ms\n"
+	if rng.IntN(2) == 0 {
+		core := rng.IntN(4)
+		y += fmt.Sprintf("pool: {preset: scheduled, core: %d, continueExistingPeriodicTasksAfterShutdown: %v, executeExistingDelayedTasksAfterShutdown: %v}\n",
+			core, rng.IntN(2) == 0, rng.IntN(2) == 0)
+		y += "workload:\n"
+		if rng.IntN(3) > 0 {
+			y += fmt.Sprintf("  arrivals: {process: %s, rate: %d}\n  service: {dist: exponential, mean: %s}\n", pick("poisson", "constant"), 1+rng.IntN(20), ms(5, 400))
+		}
+		y += "  periodic:\n"
+		for j := 0; j <= rng.IntN(3); j++ {
+			mode := pick("fixed-rate", "fixed-delay", "once")
+			y += fmt.Sprintf("    - {mode: %s, at: %s, initialDelay: %s, service: {dist: exponential, mean: %s}", mode, ms(0, 3000), ms(0, 500), ms(1, 300))
+			if mode != "once" {
+				y += fmt.Sprintf(", every: %s, failure: %.2f", ms(10, 500), rng.Float64()*0.05)
+			}
+			y += "}\n"
+		}
+		y += "events:\n"
+		if rng.IntN(2) == 0 {
+			y += fmt.Sprintf("  - {at: 5s, set: {core: %d, keepAlive: %s, allowCoreThreadTimeOut: %v}}\n", rng.IntN(4), ms(1, 200), rng.IntN(2) == 0)
+		}
+		y += fmt.Sprintf("  - {at: %s, shutdown: %s}\n", ms(8000, 15000), pick("graceful", "now"))
+		return y
+	}
+	core := rng.IntN(4)
+	y += fmt.Sprintf("pool: {preset: jetty, core: %d, max: %d, keepAlive: %s}\n", core, core+1+rng.IntN(8), ms(0, 2000))
+	y += fmt.Sprintf("workload:\n  phases:\n    - {duration: 3s, arrivals: {process: poisson, rate: %d}, service: {dist: lognormal, mean: %s, cv: 1.5}}\n",
+		5+rng.IntN(40), ms(50, 800))
+	y += fmt.Sprintf("    - {arrivals: {process: %s, rate: %d}, service: {dist: exponential, mean: %s}}\n", pick("poisson", "constant"), 1+rng.IntN(5), ms(1, 100))
+	y += fmt.Sprintf("  failure: %.2f\n", rng.Float64()*0.1)
+	y += fmt.Sprintf("events:\n  - {at: 8s, set: {core: %d, max: %d, keepAlive: %s}}\n", rng.IntN(5), 1+rng.IntN(8), ms(1, 1500))
+	return y
+}
