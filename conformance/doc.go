@@ -1,6 +1,7 @@
 // Package conformance runs the real Java thread pools on scripted traces, the ground truth
-// that poolsim's simulator is compared against: the JDK's ThreadPoolExecutor, Tomcat 10.1's
-// ThreadPoolExecutor with its TaskQueue, and Jetty 9.4's QueuedThreadPool.
+// that poolsim's simulator is compared against: the JDK's ThreadPoolExecutor and
+// ScheduledThreadPoolExecutor, Tomcat 10.1's ThreadPoolExecutor with its TaskQueue, and Jetty
+// 9.4's QueuedThreadPool.
 //
 // A Script (one pool, timed submissions, setter calls, shutdowns, sample times) is rendered as
 // text by Script.String and fed to a small Java program, the harness (sources in java/,
@@ -19,15 +20,18 @@
 // is built, after the JVM has warmed up. Timed directives must be in time order.
 //
 //	pool kind=jdk core=2 max=4 keepAliveMs=300 queue=linked capacity=2 fair=false rejection=abort allowCoreThreadTimeOut=false prestart=false
+//	pool kind=scheduled core=2 [rejection=abort] [prestart=false] [continuePeriodic=false] [executeDelayed=true]
 //	submit at=0 id=1 serviceMs=500 [priority=3] [fail=true]
+//	schedule at=0 id=2 mode=fixed-rate delayMs=100 periodMs=200 serviceMs=700,20 [failRun=3]
 //	set at=100 core=3 max=5           # keys applied in line order, each through its setter
 //	shutdown at=300                   # or shutdownNow at=300
 //	sample every=50 from=25 until=3000
 //	sample at=25,75,130
 //	end at=3000
 //
-// pool comes first, once. kind is jdk, tomcat or jetty; core and max are required (max may be
-// "unbounded", Integer.MAX_VALUE); keepAliveMs defaults to 60000. For jdk: queue is linked
+// pool comes first, once. kind is jdk, tomcat, jetty or scheduled; core and max are required
+// (max may be "unbounded", Integer.MAX_VALUE), except for scheduled; keepAliveMs defaults to
+// 60000. For jdk: queue is linked
 // (default), array, synchronous or priority; capacity is an integer or "unbounded" for linked
 // (default unbounded), required for array, absent for synchronous, unbounded for priority; fair
 // only for synchronous and array; prestart calls prestartAllCoreThreads. rejection is abort
@@ -35,7 +39,17 @@
 // TaskQueue(capacity), the constructor prestarts the core threads (R65), and rejection=abort
 // means Tomcat's default RejectPolicy (R66). For jetty core is minThreads, max maxThreads,
 // keepAliveMs idleTimeout, reservedThreads is 0, the queue is Jetty's unbounded default;
-// only rejection=abort, and no set allowCoreThreadTimeOut, shutdown or shutdownNow.
+// only rejection=abort, and no set allowCoreThreadTimeOut, shutdown or shutdownNow. For
+// scheduled (new ScheduledThreadPoolExecutor(core, threadFactory, handler)) max and
+// keepAliveMs are not given — the constructor fixes Integer.MAX_VALUE and 10 ms (R88) — and
+// continuePeriodic and executeDelayed set its shutdown policies (R98). Its submits call
+// schedule(task, 0), which is what execute does (R89).
+//
+// schedule (kind=scheduled only) is made by the submitter thread, in file order with the
+// submits: mode once is schedule(task, delayMs), fixed-rate scheduleAtFixedRate(task, delayMs,
+// periodMs), fixed-delay scheduleWithFixedDelay(task, delayMs, periodMs) (periodMs >= 1). Its
+// id shares the submits' numbering. Run k of the task sleeps the k-th serviceMs value (the
+// last one repeats) and run failRun then throws, which its future keeps (R96).
 //
 // A set whose setter would throw IllegalArgumentException at any step (core above max, R21;
 // max below core, R22; keepAliveMs 0 with allowCoreThreadTimeOut, R23/R24) is a script error,
@@ -68,12 +82,18 @@
 //
 //	sample,t_ms,pool_size,busy,idle_timed,idle_untimed,queue_len,completed,rejected,largest,busy_counter,active,other,submitted_count,late_ms
 //	task,id,worker,submit_ms,start_ms,end_ms,outcome,note
+//	scheduled,id,mode,submit_ms,state,drained,runs
+//	run,id,run,worker,start_ms,end_ms,note
 //	worker,index,created_ms,exited_ms,name
 //	event,at_ms,actual_ms,kind,detail
 //	timing,key,value
 //	warning,text
 //
-// The fields are described on Sample, Task, Worker, Event and Result. Worker indexes are the
+// The fields are described on Sample, Task, Scheduled, TaskRun, Worker, Event and Result. A
+// scheduled line's state is its future's just before the end (active, done, failed, cancelled,
+// rejected, unsubmitted): the final shutdownNow cancels nothing but returns what is queued,
+// which drained reports. An idle ScheduledThreadPoolExecutor leader waits TIMED_WAITING in
+// DelayedWorkQueue.take (R61): it counts as idle_timed. Worker indexes are the
 // creation order of the pool's threads: the M of the JDK's pool-N-thread-M and of Tomcat's
 // tomcat-exec-M, and a counter in the thread factory the harness gives Jetty (qtp-worker-M).
 //

@@ -1,10 +1,19 @@
-// Package model is a pure state machine of java.util.concurrent.ThreadPoolExecutor
-// and Tomcat's org.apache.tomcat.util.threads.ThreadPoolExecutor.
+// Package model is a pure state machine of java.util.concurrent.ThreadPoolExecutor,
+// Tomcat's org.apache.tomcat.util.threads.ThreadPoolExecutor,
+// java.util.concurrent.ScheduledThreadPoolExecutor and Jetty 9.4's
+// QueuedThreadPool, chosen by Config.Flavor.
 //
 // It mirrors the Java classes method by method — Execute, addWorker, getTask,
 // processWorkerExit, tryTerminate, interruptIdleWorkers, the setters,
 // Shutdown and ShutdownNow — following the numbered rules of
-// shared/spec/threadpool-semantics.md (R1…R80), cited in each doc comment.
+// shared/spec/threadpool-semantics.md (R1…R110), cited in each doc comment.
+// The ScheduledThreadPoolExecutor (scheduled.go, delayqueue.go) adds
+// Schedule, ScheduleAtFixedRate and ScheduleWithFixedDelay, the
+// DelayedWorkQueue's leader–follower wait and the shutdown policies
+// (R88–R98); its periodic runs are re-queued by the model, which asks a
+// ScheduleObserver for each run's service time. Jetty's pool (jetty.go)
+// grows whenever no thread is idle and lets at most one thread leave per
+// idleTimeout, pool-wide (R100–R108).
 //
 // The model knows no wall clock, no random numbers, no files and no
 // goroutines. Every entry point is given the virtual time; every task arrives
@@ -18,7 +27,10 @@
 // takes none (spec R47). Consequently a parked worker and a non-empty queue
 // never coexist: an offered task goes straight to the parked worker the queue
 // would signal, and a worker that finishes while tasks are queued takes the
-// head without parking (R46).
+// head without parking (R46). On a DelayedWorkQueue, a parked worker and a
+// DUE task never coexist; which of a signalled worker and a worker returning
+// from a task takes the next due task is a race in Java (both happen), and
+// the model lets the signalled one go first.
 //
 // Which parked worker receives the next task is the single fact that decides
 // which idle workers reach their keepAlive and die. It is explicit per queue
