@@ -173,10 +173,19 @@ func (p *Pool) canRunInCurrentRunState(s *schedule) bool {
 // or poll(keepAlive) when timed. It reports false when the poll returned
 // null (getTask then remembers "timed out" and loops); true when the worker
 // got a task or is parked.
+//
+// With keepAlive 0 (setKeepAliveTime(0)) the last worker cannot leave while
+// a task is queued (the last-worker guard, R16), and poll(0) returns null
+// at once until the task is due: Java spins on the CPU meanwhile. The model
+// lets that worker wait timed until the head is due instead, the instant
+// the spin would end.
 func (p *Pool) dwqGetTask(w *Worker, timed bool) bool {
 	w.inPoll = timed
 	if timed {
 		w.pollDeadline = p.now + p.cfg.KeepAlive
+		if h := p.dwq.head(); p.cfg.KeepAlive <= 0 && h != nil && h.due > p.now && p.wc <= 1 {
+			w.pollDeadline = h.due
+		}
 	}
 	return p.dwqAwait(w)
 }

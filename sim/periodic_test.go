@@ -215,7 +215,8 @@ func randomFamilyScenario(rng *rand.Rand) string {
 		}
 		y += "events:\n"
 		if rng.IntN(2) == 0 {
-			y += fmt.Sprintf("  - {at: 5s, set: {core: %d, keepAlive: %s, allowCoreThreadTimeOut: %v}}\n", rng.IntN(4), ms(1, 200), rng.IntN(2) == 0)
+			k := rng.IntN(201) // keepAlive 0 too: the last worker's spin (model/scheduled.go)
+			y += fmt.Sprintf("  - {at: 5s, set: {core: %d, keepAlive: %dms, allowCoreThreadTimeOut: %v}}\n", rng.IntN(4), k, k > 0 && rng.IntN(2) == 0)
 		}
 		y += fmt.Sprintf("  - {at: %s, shutdown: %s}\n", ms(8000, 15000), pick("graceful", "now"))
 		return y
