@@ -56,3 +56,22 @@ func TestIntervalHist(t *testing.T) {
 		t.Error("an empty interval must give NaN (an empty cell), not a number")
 	}
 }
+
+func TestAppendSeconds(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0"},
+		{1360 * time.Millisecond, "1.36"}, // float formatting gives 1.3599999999999999
+		{time.Nanosecond, "0.000000001"},
+		{90 * time.Minute, "5400"},
+		{-1500 * time.Millisecond, "-1.5"},
+		{time.Duration(1<<63 - 1), "9223372036.854775807"},
+	}
+	for _, tt := range tests {
+		if got := string(appendSeconds(nil, tt.d)); got != tt.want {
+			t.Errorf("appendSeconds(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -44,8 +44,30 @@ func appendFloat(b []byte, x float64) []byte {
 }
 
 // appendSeconds formats a duration as seconds, exactly.
+// appendSeconds formats a duration as decimal seconds, exactly: the
+// nanoseconds are printed as digits, never through a float (1360ms is
+// "1.36", not "1.3599999999999999").
 func appendSeconds(b []byte, d time.Duration) []byte {
-	return strconv.AppendFloat(b, d.Seconds(), 'f', -1, 64)
+	if d < 0 {
+		b = append(b, '-')
+		d = -d
+	}
+	b = strconv.AppendInt(b, int64(d/time.Second), 10)
+	ns := int64(d % time.Second)
+	if ns == 0 {
+		return b
+	}
+	var frac [9]byte
+	for i := 8; i >= 0; i-- {
+		frac[i] = byte('0' + ns%10)
+		ns /= 10
+	}
+	n := 9
+	for frac[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, frac[:n]...)
 }
 
 func (t *timelineWriter) row(now time.Duration, rec *recorder, p *model.Pool) error {
