@@ -15,13 +15,22 @@ func (e *Explanation) whatIfs() []WhatIf {
 	c := sc.Pool.Config
 	var out []WhatIf
 	add := func(name, why string, sets ...string) { out = append(out, WhatIf{Name: name, Why: why, Sets: sets}) }
+	if c.Flavor == model.Jetty && s.LargestPoolSize > c.Core {
+		// Jetty shrinks one thread per idleTimeout: only a shorter
+		// idleTimeout speeds it up (R105).
+		if k := shorterKeepAlive(c.KeepAlive); k > 0 {
+			add(fmt.Sprintf("idleTimeout %v → %v", c.KeepAlive, k), "one thread leaves per idleTimeout, so the pool shrinks that much faster (R105)",
+				"pool.keepAlive="+k.String())
+		}
+	}
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
 	idle := st.IdleTimed + st.Untimed
 
 	fifo := c.HandOff() == model.FIFO
 	// A plateau worth discussing: more idle workers than core explains and
 	// than are busy.
-	plateau := c.KeepAlive > 0 && st.Mean > float64(c.Core)+1 && idle >= 3 && idle > st.Busy
+	plateau := c.KeepAlive > 0 && st.Mean > float64(c.Core)+1 && idle >= 3 && idle > st.Busy &&
+		(c.Flavor == model.JDK || c.Flavor == model.Tomcat)
 	if plateau {
 		if k := shorterKeepAlive(c.KeepAlive); k > 0 {
 			why := "idle workers die sooner after a peak (R16)"

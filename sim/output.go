@@ -392,9 +392,13 @@ func (r *runner) snapshot() error {
 	n := 0
 	p.Parked(func(w *model.Worker) { n++; rank[w] = n })
 	var b strings.Builder
-	fmt.Fprintf(&b, "=== snapshot at %v (t=%ss) ===\n", r.now, FormatFloat(r.now.Seconds()))
-	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s.poll(%v), %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
-		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), cfg.Queue.JavaName(), cfg.KeepAlive,
+	fmt.Fprintf(&b, "=== snapshot at %v (t=%ss) ===\n", r.now, appendSeconds(nil, r.now))
+	timedIn := fmt.Sprintf("%s.poll(%v)", cfg.Queue.JavaName(), cfg.KeepAlive)
+	if cfg.Flavor == model.Scheduled && cfg.Core > 0 && !cfg.CoreTimeOut {
+		timedIn = cfg.Queue.JavaName() + ".take as the leader, until the next task is due"
+	}
+	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
+		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), timedIn,
 		p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, sizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
 	p.Workers(func(w *model.Worker) {
 		fmt.Fprintf(&b, "%q ", fmt.Sprintf("%s%d", prefix, w.ID))
