@@ -179,7 +179,7 @@ func steadyProcess(sc *scenarios.Scenario) string {
 }
 
 func resimulate(ctx context.Context, sc *scenarios.Scenario, sets []string) (Metrics, error) {
-	alt, err := scenarios.Parse(sc.Text, sc.Path, sets)
+	alt, err := scenarios.Parse(sc.Text, sc.Path, append(append([]string(nil), sc.Sets...), sets...))
 	if err != nil {
 		return Metrics{}, err
 	}

@@ -94,12 +94,17 @@ func FuzzParse(f *testing.F) {
 		}
 		checkValid(t, sc)
 		if len(overrides) > 0 {
-			again, err := scenarios.Parse(sc.Text, path, nil)
+			edited, err := sc.EditedText()
 			if err != nil {
-				t.Fatalf("the scenario's own Text does not load: %v\n%s", err, sc.Text)
+				t.Fatalf("the scenario's edited text: %v", err)
+			}
+			again, err := scenarios.Parse(edited, path, nil)
+			if err != nil {
+				t.Fatalf("the scenario's edited text does not load: %v\n%s", err, edited)
 			}
 			a, b := *sc, *again
 			a.Text, b.Text = nil, nil
+			a.Sets, b.Sets = nil, nil
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("--set differs from editing the file:\n  set:  %+v\n  text: %+v", a, b)
 			}

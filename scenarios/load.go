@@ -22,6 +22,45 @@ import (
 	"github.com/poolsim/poolsim/workloads"
 )
 
+// EditedText returns the scenario as YAML with its --set overrides applied,
+// as if the file had been edited (comments are lost). It re-parses Text.
+func (sc *Scenario) EditedText() ([]byte, error) {
+	if len(sc.Sets) == 0 {
+		return sc.Text, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(sc.Text, &doc); err != nil {
+		return nil, err
+	}
+	root := resolve(&doc)
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = resolve(root.Content[0])
+	}
+	d := &decoder{file: sc.Path, overrides: map[*yaml.Node]string{}}
+	for _, s := range sc.Sets {
+		if err := d.applyOverride(root, s); err != nil {
+			return nil, err
+		}
+	}
+	return yaml.Marshal(root)
+}
+
+// Listing returns the scenario as given: the file's text, followed by the
+// --set overrides applied to it, as comments.
+func (sc *Scenario) Listing() string {
+	s := string(sc.Text)
+	if len(sc.Sets) > 0 {
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		s += "# overridden on the command line:\n"
+		for _, set := range sc.Sets {
+			s += "#   --set " + set + "\n"
+		}
+	}
+	return s
+}
+
 // Load reads, overrides and validates the scenario file at path. sets are
 // --set KEY=VALUE overrides, applied in order before validation.
 func Load(path string, sets []string) (*Scenario, error) {
@@ -118,13 +157,7 @@ func Parse(data []byte, path string, sets []string) (*Scenario, error) {
 			return nil, err
 		}
 	}
-	text := data
-	if len(sets) > 0 {
-		if out, err := yaml.Marshal(root); err == nil {
-			text = out
-		}
-	}
-	sc := &Scenario{Path: path, Seed: 1, Text: text}
+	sc := &Scenario{Path: path, Seed: 1, Text: data, Sets: append([]string(nil), sets...)}
 	if err := d.scenario(root, sc, filepath.Dir(path)); err != nil {
 		return nil, err
 	}

@@ -29,9 +29,11 @@ type Scenario struct {
 	Events    []Event
 	Snapshots []time.Duration
 	Limits    Limits
-	// Text is the scenario as given (the file with --set overrides applied),
-	// for reports.
+	// Text is the scenario file's text, as given; Sets are the --set
+	// overrides applied to it, in order. Parse(Text, Path, Sets) loads the
+	// same scenario again; Listing and EditedText render it for reports.
 	Text []byte
+	Sets []string
 }
 
 // Pool is the pool's configuration plus what names it.

@@ -80,7 +80,7 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p *model.Pool) er
 		b = strconv.AppendInt(b, v, 10)
 	}
 	for _, v := range [...]float64{rec.ivWait.mean(), rec.ivWait.quantile(0.5), rec.ivWait.quantile(0.99),
-		maxSeconds(&rec.ivWait), rec.ivResponse.quantile(0.99)} {
+		maxSeconds(rec.ivWait), rec.ivResponse.quantile(0.99)} {
 		b = append(b, ',')
 		b = appendFloat(b, v)
 	}

@@ -60,7 +60,7 @@ type recorder struct {
 	runState                           model.RunState
 
 	// The current timeline interval.
-	ivWait, ivResponse intervalHist
+	ivWait, ivResponse *intervalHist // from intervalHists
 
 	applied []AppliedEvent // runtime events, as applied
 }
@@ -69,11 +69,16 @@ type recorder struct {
 // sweep or a diagnosis runs thousands of simulations in one process.
 var histograms = sync.Pool{New: func() any { return hdr.New(hdrLowest, hdrHighest, hdrDigits) }}
 
+// intervalHists recycles the timeline's interval histograms (~17 KB each).
+var intervalHists = sync.Pool{New: func() any { return new(intervalHist) }}
+
 func newRecorder(sc *scenarios.Scenario) *recorder {
 	return &recorder{
-		warmup:   sc.Warmup,
-		wait:     histograms.Get().(*hdr.Histogram),
-		response: histograms.Get().(*hdr.Histogram),
+		warmup:     sc.Warmup,
+		wait:       histograms.Get().(*hdr.Histogram),
+		response:   histograms.Get().(*hdr.Histogram),
+		ivWait:     intervalHists.Get().(*intervalHist),
+		ivResponse: intervalHists.Get().(*intervalHist),
 	}
 }
 
@@ -85,6 +90,11 @@ func (r *recorder) release() {
 		histograms.Put(h)
 	}
 	r.wait, r.response = nil, nil
+	for _, h := range []*intervalHist{r.ivWait, r.ivResponse} {
+		h.reset()
+		intervalHists.Put(h)
+	}
+	r.ivWait, r.ivResponse = nil, nil
 }
 
 func (r *recorder) steady(t time.Duration) bool { return t >= r.warmup }
