@@ -26,15 +26,35 @@ const (
 	// with reservedThreads 0 (spec §7, R100–R110; jetty.go). Core is
 	// minThreads, Max maxThreads and KeepAlive idleTimeout.
 	Jetty
+	// ThreadPerTask is java.util.concurrent.ThreadPerTaskExecutor, what
+	// Executors.newThreadPerTaskExecutor(factory) returns (JDK 21+, R86): a
+	// new thread for every task, which ends with it; no queue, no limit, no
+	// reuse, no replacement. The model runs it as the ThreadPoolExecutor it
+	// behaves like — core 0, max Integer.MAX_VALUE, keepAlive 0 and a
+	// SynchronousQueue, so every execute finds no parked worker and starts
+	// a thread, and every worker exits when its task ends (R15c) — except
+	// that a task that throws is not replaced (ThreadPerTaskExecutor's
+	// TaskRunner just lets the thread end; R17 is ThreadPoolExecutor's).
+	ThreadPerTask
 )
 
-var flavorNames = [...]string{JDK: "jdk", Tomcat: "tomcat", Scheduled: "scheduled", Jetty: "jetty"}
+var flavorNames = [...]string{JDK: "jdk", Tomcat: "tomcat", Scheduled: "scheduled", Jetty: "jetty", ThreadPerTask: "thread-per-task"}
 
 func (f Flavor) String() string {
 	if int(f) < len(flavorNames) {
 		return flavorNames[f]
 	}
 	return fmt.Sprintf("Flavor(%d)", f)
+}
+
+// ParseFlavor returns the flavor named name, and whether it exists.
+func ParseFlavor(name string) (Flavor, bool) {
+	for i, n := range flavorNames {
+		if n == name {
+			return Flavor(i), true
+		}
+	}
+	return 0, false
 }
 
 // QueueKind names the BlockingQueue implementation behind the pool.
@@ -266,11 +286,23 @@ func (c Config) Validate() error {
 	if int(c.Rejection) >= len(policyNames) {
 		return &ConfigError{"rejection", fmt.Sprintf("unknown policy %d", c.Rejection), "R32–R35"}
 	}
+	if c.Flavor == ThreadPerTask {
+		switch {
+		case c.Core != 0:
+			return &ConfigError{"core", fmt.Sprintf("a thread-per-task executor has no core threads, got %d", c.Core), "R86: newThreadPerTaskExecutor starts a thread per task; leave core out"}
+		case c.Max != Unbounded:
+			return &ConfigError{"max", fmt.Sprintf("a thread-per-task executor has no thread limit, got %d", c.Max), "R86: leave max out; limits.maxThreads models the OS refusing threads"}
+		case c.KeepAlive != 0 || c.CoreTimeOut || c.Prestart:
+			return &ConfigError{"keepAlive", "a thread-per-task executor keeps no idle threads (keepAlive 0, no prestart)", "R86"}
+		case c.Queue != Synchronous || c.Fair || c.HandOffOverride != NaturalHandOff:
+			return &ConfigError{"queue.type", "a thread-per-task executor has no queue", "R86"}
+		}
+	}
 	if c.Queue != Synchronous && (c.QueueCapacity <= 0 || c.QueueCapacity > Unbounded) {
 		return &ConfigError{"queue.capacity", fmt.Sprintf("must be in 1..%d, got %d", Unbounded, c.QueueCapacity), "LinkedBlockingQueue/ArrayBlockingQueue(capacity <= 0) throw IllegalArgumentException"}
 	}
 	if int(c.Flavor) >= len(flavorNames) {
-		return &ConfigError{"flavor", fmt.Sprintf("unknown flavor %d", c.Flavor), "jdk, tomcat, scheduled, jetty"}
+		return &ConfigError{"flavor", fmt.Sprintf("unknown flavor %d", c.Flavor), "jdk, tomcat, scheduled, jetty, thread-per-task"}
 	}
 	if c.Flavor == Tomcat && c.Queue != TaskQueue {
 		return &ConfigError{"queue.type", fmt.Sprintf("Tomcat's executor uses its TaskQueue, got %s", c.Queue), "R67"}

@@ -1,7 +1,9 @@
 // Package model is a pure state machine of java.util.concurrent.ThreadPoolExecutor,
 // Tomcat's org.apache.tomcat.util.threads.ThreadPoolExecutor,
 // java.util.concurrent.ScheduledThreadPoolExecutor and Jetty 9.4's
-// QueuedThreadPool, chosen by Config.Flavor.
+// QueuedThreadPool, chosen by Config.Flavor — and of
+// java.util.concurrent.ThreadPerTaskExecutor (R86), run as the
+// ThreadPoolExecutor it behaves like (Flavor ThreadPerTask).
 //
 // It mirrors the Java classes method by method — Execute, addWorker, getTask,
 // processWorkerExit, tryTerminate, interruptIdleWorkers, the setters,

@@ -505,7 +505,7 @@ func (p *Pool) KeepAliveExpired(now time.Duration, w *Worker) bool {
 // abrupt exit lowers wc here; the worker leaves; tryTerminate; then a
 // replacement is added for an abrupt exit always, for a normal one when
 // fewer than min workers remain — and, in Tomcat, whenever tasks are queued
-// (R70).
+// (R70). A thread-per-task executor replaces nobody (R86).
 func (p *Pool) processWorkerExit(w *Worker, abrupt bool) {
 	if abrupt {
 		p.wc--
@@ -517,8 +517,8 @@ func (p *Pool) processWorkerExit(w *Worker, abrupt bool) {
 	p.workers.remove(w)
 	p.setState(w, Exited)
 	p.tryTerminate()
-	if p.runState >= PoolStop {
-		return
+	if p.runState >= PoolStop || p.cfg.Flavor == ThreadPerTask {
+		return // ThreadPerTaskExecutor never replaces a thread (R86)
 	}
 	if !abrupt {
 		min := p.cfg.Core
@@ -648,6 +648,14 @@ func (p *Pool) PrestartAllCoreThreads(now time.Duration) int {
 	}
 }
 
+// noSetters refuses the setters a ThreadPerTaskExecutor does not have (R86).
+func (p *Pool) noSetters(field string) error {
+	if p.cfg.Flavor == ThreadPerTask {
+		return &ConfigError{field, "a thread-per-task executor has no pool settings to change", "R86: ThreadPerTaskExecutor has no setters"}
+	}
+	return nil
+}
+
 // SetCorePoolSize is setCorePoolSize(n) (R21); on Jetty, setMinThreads
 // (R100), which drags maxThreads up and starts threads up to the new
 // minimum.
@@ -655,6 +663,9 @@ func (p *Pool) SetCorePoolSize(now time.Duration, n int) error {
 	if p.cfg.Flavor == Jetty {
 		p.now = now
 		return p.setMinThreads(n)
+	}
+	if err := p.noSetters("core"); err != nil {
+		return err
 	}
 	if n < 0 || p.cfg.Max < n {
 		return &ConfigError{"core", fmt.Sprintf("must be in 0..max (%d), got %d", p.cfg.Max, n), "R21: setCorePoolSize throws IllegalArgumentException"}
@@ -681,6 +692,9 @@ func (p *Pool) SetMaximumPoolSize(now time.Duration, n int) error {
 		p.now = now
 		return p.setMaxThreads(n)
 	}
+	if err := p.noSetters("max"); err != nil {
+		return err
+	}
 	if n <= 0 || n < p.cfg.Core || n > Unbounded {
 		return &ConfigError{"max", fmt.Sprintf("must be in max(1, core (%d))..%d, got %d", p.cfg.Core, Unbounded, n), "R22: setMaximumPoolSize throws IllegalArgumentException"}
 	}
@@ -699,6 +713,9 @@ func (p *Pool) SetKeepAliveTime(now time.Duration, d time.Duration) error {
 	if p.cfg.Flavor == Jetty {
 		p.now = now
 		return p.setIdleTimeout(d)
+	}
+	if err := p.noSetters("keepAlive"); err != nil {
+		return err
 	}
 	if d < 0 {
 		return &ConfigError{"keepAlive", fmt.Sprintf("must be >= 0, got %v", d), "R23: setKeepAliveTime throws IllegalArgumentException"}
@@ -720,6 +737,9 @@ func (p *Pool) SetKeepAliveTime(now time.Duration, d time.Duration) error {
 func (p *Pool) AllowCoreThreadTimeOut(now time.Duration, v bool) error {
 	if p.cfg.Flavor == Jetty {
 		return &ConfigError{"allowCoreThreadTimeOut", "QueuedThreadPool has no core time-out", "R104"}
+	}
+	if err := p.noSetters("allowCoreThreadTimeOut"); err != nil {
+		return err
 	}
 	if v && p.cfg.KeepAlive <= 0 {
 		return &ConfigError{"allowCoreThreadTimeOut", "needs keepAlive > 0", "R24: core threads must have nonzero keep alive times"}

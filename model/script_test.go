@@ -21,7 +21,7 @@ import (
 // Commands:
 //
 //	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
-//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty] [acto]
+//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty|thread-per-task] [acto]
 //	    [prestart] [limit=N] [handoff=fifo|lifo] [keepPeriodic] [dropDelayed]
 //	execute id=N service=D [fails] [priority=N]   (at the current time)
 //	schedule id=N service=D delay=D [fails]        schedule(task, delay)
@@ -232,6 +232,8 @@ func (e *scriptEnv) do(cmd string) string {
 			cfg.Flavor = Scheduled
 		case "jetty":
 			cfg.Flavor = Jetty
+		case "thread-per-task":
+			cfg.Flavor = ThreadPerTask
 		}
 		_, cfg.ContinuePeriodicAfterShutdown = args["keepPeriodic"]
 		_, cfg.DropDelayedOnShutdown = args["dropDelayed"]

@@ -5,20 +5,27 @@ import "time"
 // Task is one Runnable handed to Execute. The model stores tasks by value so
 // a run allocates nothing per task.
 type Task struct {
-	ID       uint64
-	Arrival  time.Duration // when the submitter wanted to submit it
-	Submit   time.Duration // when Execute was called (later than Arrival if the submitter was blocked)
-	Service  time.Duration // how long it runs once started, drawn by the workload
-	Priority int32         // PriorityBlockingQueue order: lower runs first
+	ID      uint64
+	Arrival time.Duration // when the submitter wanted to submit it
+	Submit  time.Duration // when Execute was called (later than Arrival if the submitter was blocked)
+	Service time.Duration // how long it runs once started, drawn by the workload
+	// CPU is the part of Service that needs a processor, and Slices how
+	// many alternating CPU and blocking pieces the task runs in (see
+	// workloads.ServiceSplit). The event loop uses them when the host has
+	// a CPU limit; the model ignores them.
+	CPU      time.Duration
+	Priority int32 // PriorityBlockingQueue order: lower runs first
 	// Periodic numbers the scheduled job a ScheduledThreadPoolExecutor
 	// task belongs to (1, 2, …; 0: ordinary traffic), for the caller's
 	// reports, and Run counts its runs from 1 (R94, R95). The model copies
 	// Periodic to every run it re-queues and increments Run.
 	Periodic, Run int32
+	Slices        int16
 	// Fails: it throws at its end. On a ThreadPoolExecutor, through
 	// execute, that kills its worker (R14); a ScheduledThreadPoolExecutor's
 	// future catches it, and a periodic series stops (R96); Jetty logs it
-	// and the thread lives on (R108).
+	// and the thread lives on (R108); a thread-per-task executor's thread
+	// just ends (R86).
 	Fails bool
 }
 

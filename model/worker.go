@@ -75,6 +75,12 @@ type Worker struct {
 	// HostTimer is the event loop's bookkeeping: when its pending keepAlive
 	// event for this worker fires (0: none). The model never reads it.
 	HostTimer time.Duration
+	// HostReady and HostJob are the event loop's bookkeeping too: when the
+	// thread's Thread.start() completes, before which it runs nothing (a
+	// thread start cost), and 1 + the index of the task it is running on
+	// the host's CPUs (0: none). The model never reads them.
+	HostReady time.Duration
+	HostJob   int32
 
 	// timedOut is getTask's local "did the last poll() time out?" (R15d),
 	// kept across the worker's parks within one getTask call.

@@ -157,7 +157,7 @@ func Parse(data []byte, path string, sets []string) (*Scenario, error) {
 			return nil, err
 		}
 	}
-	sc := &Scenario{Path: path, Seed: 1, Text: data, Sets: append([]string(nil), sets...)}
+	sc := &Scenario{Path: path, Seed: 1, Text: data, Sets: append([]string(nil), sets...), Host: Host{StackSize: DefaultStackSize}}
 	if err := d.scenario(root, sc, filepath.Dir(path)); err != nil {
 		return nil, err
 	}
@@ -233,6 +233,7 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 			phasesSeen = true
 			return d.workload(n, p, sc, dir)
 		}},
+		{"host", func(n *yaml.Node, p string) error { return d.host(n, p, &sc.Host) }},
 		{"events", func(n *yaml.Node, p string) error { return d.events(n, p, sc) }},
 		{"snapshots", func(n *yaml.Node, p string) error {
 			items, err := d.sequence(n, p, "a list of times")
@@ -516,7 +517,11 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 			return nil
 		}},
 		{"arrivals", func(n *yaml.Node, p string) (err error) { topArr = n; top.Arrivals, err = d.arrivals(n, p); return }},
-		{"service", func(n *yaml.Node, p string) (err error) { topSvc = n; top.Service, err = d.service(n, p, dir); return }},
+		{"service", func(n *yaml.Node, p string) (err error) {
+			topSvc = n
+			top.Service, top.Split, err = d.serviceOrSplit(n, p, dir)
+			return
+		}},
 		{"priority", func(n *yaml.Node, p string) (err error) { topPri = n; top.Priority, err = d.priority(n, p); return }},
 		{"trace", func(n *yaml.Node, p string) error {
 			traceNode = n
@@ -669,7 +674,11 @@ func (d *decoder) phase(n *yaml.Node, path, dir string, last bool) (workloads.Ph
 			return
 		}},
 		{"arrivals", func(n *yaml.Node, p string) (err error) { arr = n; ph.Arrivals, err = d.arrivals(n, p); return }},
-		{"service", func(n *yaml.Node, p string) (err error) { svc = n; ph.Service, err = d.service(n, p, dir); return }},
+		{"service", func(n *yaml.Node, p string) (err error) {
+			svc = n
+			ph.Service, ph.Split, err = d.serviceOrSplit(n, p, dir)
+			return
+		}},
 		{"priority", func(n *yaml.Node, p string) (err error) { ph.Priority, err = d.priority(n, p); return }},
 	})
 	if err != nil {
@@ -1061,6 +1070,19 @@ func (d *decoder) checkEvents(root *yaml.Node, sc *Scenario) error {
 		}
 		if sc.Pool.Preset == "single" && (ev.Core != nil || ev.Max != nil) {
 			return bad("core", "newSingleThreadExecutor() hides the setters", "R82")
+		}
+		if sc.Pool.Flavor == model.ThreadPerTask && (ev.Core != nil || ev.Max != nil || ev.KeepAlive != nil || ev.CoreTimeOut != nil) {
+			key := "core"
+			switch {
+			case ev.Core != nil:
+			case ev.Max != nil:
+				key = "max"
+			case ev.KeepAlive != nil:
+				key = "keepAlive"
+			default:
+				key = "allowCoreThreadTimeOut"
+			}
+			return bad(key, "a thread-per-task executor has no pool settings to change", "R86: ThreadPerTaskExecutor has no setters")
 		}
 	}
 	return nil

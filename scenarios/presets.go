@@ -149,6 +149,15 @@ var presets = []Preset{
 		CoreKeyName: "server.jetty.threads.min",
 		MaxKeyName:  "server.jetty.threads.max",
 	},
+	{
+		Name:    "thread-per-task",
+		Summary: "Executors.newThreadPerTaskExecutor(factory) (JDK 21+): a new platform thread for every task, never reused",
+		Java:    "Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory())",
+		Source:  "spec R86 (ThreadPerTaskExecutor.java, JDK 25): no queue, no limit, no reuse; run as ThreadPoolExecutor(0, Integer.MAX_VALUE, 0s, SynchronousQueue) whose threads are never replaced. Give host.threadStart to charge the submitter for each Thread.start()",
+		Prefix:  "Thread-",
+		Config: model.Config{Flavor: model.ThreadPerTask, Core: 0, Max: model.Unbounded, KeepAlive: 0,
+			Queue: model.Synchronous, Rejection: model.AbortPolicy},
+	},
 }
 
 // Presets returns every preset, in the order `poolsim presets` prints them.
@@ -175,6 +184,9 @@ func PresetNames() []string {
 
 // Describe renders a configuration as scenario keys.
 func Describe(c model.Config) string {
+	if c.Flavor == model.ThreadPerTask {
+		return "a new thread per task: no queue, no limit, no reuse"
+	}
 	var b strings.Builder
 	switch c.Flavor {
 	case model.Jetty:

@@ -29,6 +29,8 @@ type Scenario struct {
 	Events    []Event
 	Snapshots []time.Duration
 	Limits    Limits
+	// Host is the machine: thread costs and an optional CPU limit.
+	Host Host
 	// Text is the scenario file's text, as given; Sets are the --set
 	// overrides applied to it, in order. Parse(Text, Path, Sets) loads the
 	// same scenario again; Listing and EditedText render it for reports.

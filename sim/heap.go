@@ -9,6 +9,7 @@ import (
 // Event phases: the order of events at the same instant (see doc.go).
 const (
 	phaseCompletion uint8 = iota
+	phaseCPU              // the end of a CPU piece on a host with a CPU limit (host.go)
 	phaseKeepAlive
 	phaseArrival
 	phasePeriodic // schedule calls of workload.periodic, after the arrivals

@@ -19,7 +19,7 @@ import (
 // by CONTRACT.md §2; the rest extend it.
 const TimelineHeader = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected," +
 	"discarded,caller_ran,failed,threads_created,threads_exited,core,max," +
-	"wait_mean_s,wait_p50_s,wait_p99_s,wait_max_s,response_p99_s,run_state"
+	"wait_mean_s,wait_p50_s,wait_p99_s,wait_max_s,response_p99_s,run_state,cpu_runnable"
 
 type timelineWriter struct {
 	w   *bufio.Writer
@@ -86,6 +86,8 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p *model.Pool) er
 	}
 	b = append(b, ',')
 	b = append(b, p.RunState().String()...)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(rec.cpuRunnable), 10)
 	b = append(b, '\n')
 	t.buf = b
 	_, err := t.w.Write(b)
@@ -162,6 +164,13 @@ type Summary struct {
 	ThreadsCreated int64 `json:"threads_created"`
 	ThreadsExited  int64 `json:"threads_exited"`
 
+	// What threads cost (host.threadStart, host.stackSize): the time spent
+	// in Thread.start() by every caller and by the submitter alone, and the
+	// stack reserved by the most threads alive at once.
+	ThreadStart          Stat  `json:"thread_start_s"`
+	ThreadStartSubmitter Stat  `json:"thread_start_submitter_s"`
+	PeakReservedStack    int64 `json:"peak_reserved_stack_bytes"`
+
 	// Steady-state load and idle gaps (explain uses them).
 	ArrivalRate Stat  `json:"arrival_rate_per_s"`
 	ServiceMean Stat  `json:"service_mean_s"`
@@ -169,6 +178,23 @@ type Summary struct {
 	IdleGapMax  Stat  `json:"idle_gap_max_s"`
 	IdleGaps    int64 `json:"idle_gaps"`
 	IdleExits   int64 `json:"idle_exits"`
+
+	// Throughput: tasks ended on pool workers per second in the steady
+	// state; when the last task ended (caller-run ones too).
+	Throughput  Stat `json:"throughput_per_s"`
+	LastTaskEnd Stat `json:"last_task_end_s"`
+
+	// The CPUs (host.cpus; 0 = unlimited, and the CPU statistics are
+	// null): mean processors busy, that over cpus, mean and largest number
+	// of tasks in a CPU part (runnable threads), and the mean time a task
+	// was runnable but not running (its CPU parts' wall time minus its CPU
+	// demand), all in the steady state.
+	CPUs            int  `json:"cpus"`
+	CPUBusyMean     Stat `json:"cpu_busy_mean"`
+	CPUUtilization  Stat `json:"cpu_utilization"`
+	CPURunnableMean Stat `json:"cpu_runnable_mean"`
+	CPURunnableMax  int  `json:"cpu_runnable_max"`
+	CPUDelayMean    Stat `json:"cpu_delay_mean_s"`
 
 	Aborted              int64 `json:"aborted"`
 	DiscardedByPolicy    int64 `json:"discarded_by_policy"`
@@ -335,6 +361,23 @@ func (r *runner) result() *Result {
 	s.IdleGaps = rec.nGap
 	s.IdleExits = rec.nIdleExit
 	s.Periodic = r.periodicSummaries(&s)
+	s.ThreadStart = Stat(rec.threadStartTotal.Seconds())
+	s.ThreadStartSubmitter = Stat(rec.threadStartSubmitter.Seconds())
+	s.PeakReservedStack = int64(p.LargestPoolSize()) * r.sc.Host.StackSize
+	s.Throughput = Stat(math.NaN())
+	if span > 0 {
+		s.Throughput = Stat(float64(rec.nResponse) / (span / 1e9))
+	}
+	s.LastTaskEnd = at(rec.completed+rec.callerRan > 0, max(rec.lastEnd, rec.callerLastEnd))
+	s.CPUs = rec.cpus
+	s.CPUBusyMean, s.CPUUtilization, s.CPURunnableMean, s.CPUDelayMean = Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN())
+	if rec.cpus > 0 {
+		s.CPUBusyMean = mean(rec.areaCPUBusy)
+		s.CPUUtilization = Stat(float64(s.CPUBusyMean) / float64(rec.cpus))
+		s.CPURunnableMean = mean(rec.areaRunnable)
+		s.CPURunnableMax = rec.cpuRunnableMax
+		s.CPUDelayMean = avg(rec.cpuDelaySum, rec.nCPUDelay)
+	}
 	if pm := float64(s.PoolSizeMean); pm > 0 {
 		s.Utilization = Stat(float64(s.BusyMean) / pm)
 	} else {
@@ -405,7 +448,7 @@ func (r *runner) snapshot() error {
 		switch w.State() {
 		case model.Running:
 			t, _ := w.Task()
-			fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)", t.ID, r.now-w.Since(), t.Service, w.Since()-t.Arrival)
+			fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)%s", t.ID, r.now-w.Since(), t.Service, w.Since()-t.Arrival, r.hostNote(w))
 		case model.IdleTimed:
 			switch {
 			case cfg.Flavor == model.Scheduled && w == p.Leader():

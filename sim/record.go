@@ -63,6 +63,15 @@ type recorder struct {
 	ivWait, ivResponse *intervalHist // from intervalHists
 
 	applied []AppliedEvent // runtime events, as applied
+
+	// The host (host.go).
+	threadStartTotal, threadStartSubmitter time.Duration // time spent in Thread.start(): by all callers; by the submitter
+	lastEnd, callerLastEnd                 time.Duration // when the last task ended on a worker (events come in time order), on the caller
+	cpus                                   int           // host.cpus (0: unlimited)
+	cpuRunnable, cpuRunnableMax            int           // tasks in a CPU piece: now; steady-state maximum
+	areaRunnable, areaCPUBusy              float64
+	cpuDelaySum                            float64 // nanoseconds runnable but not running, of tasks ended in the steady state
+	nCPUDelay                              int64
 }
 
 // histograms recycles HDR histograms across runs: each is ~400 KB, and a
@@ -74,6 +83,7 @@ var intervalHists = sync.Pool{New: func() any { return new(intervalHist) }}
 
 func newRecorder(sc *scenarios.Scenario) *recorder {
 	return &recorder{
+		cpus:       sc.Host.CPUs,
 		warmup:     sc.Warmup,
 		wait:       histograms.Get().(*hdr.Histogram),
 		response:   histograms.Get().(*hdr.Histogram),
@@ -118,6 +128,10 @@ func (r *recorder) advance(t time.Duration) {
 		r.areaTimed += float64(r.idleTimed) * dt
 		r.areaUntimed += float64(r.idleUntimed) * dt
 		r.areaQueue += float64(r.queueLen) * dt
+		if r.cpus > 0 {
+			r.areaRunnable += float64(r.cpuRunnable) * dt
+			r.areaCPUBusy += float64(min(r.cpuRunnable, r.cpus)) * dt
+		}
 	}
 	r.lastT = t
 }
@@ -128,6 +142,9 @@ func (r *recorder) observeMax() {
 	}
 	if r.queueLen > r.queueLenMax {
 		r.queueLenMax = r.queueLen
+	}
+	if r.cpuRunnable > r.cpuRunnableMax {
+		r.cpuRunnableMax = r.cpuRunnable
 	}
 }
 
@@ -178,6 +195,13 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 	case model.Starting:
 		rec.threadsCreated++
 		rec.poolSize++
+		if ts := r.threadStart; ts > 0 {
+			// Thread.start() takes the caller's time; the thread runs
+			// nothing before it returns (host.go).
+			r.callerClock += ts
+			w.HostReady = r.callerClock
+			rec.threadStartTotal += ts
+		}
 	case model.Running:
 		rec.busy--
 	case model.IdleTimed:
@@ -199,14 +223,22 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 }
 
 func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
-	r.h.push(now+t.Service, phaseCompletion, w)
+	start := now // a thread still starting runs the task when it is up
+	if w.HostReady > now {
+		start = w.HostReady
+	}
+	if r.cpu != nil && t.CPU > 0 {
+		r.startJob(now, start, w, t)
+	} else {
+		r.h.push(start+t.Service, phaseCompletion, w)
+	}
 	if r.opt.OnTask != nil {
-		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: w.ID, Job: t.Periodic, Run: t.Run})
+		r.opt.OnTask(TaskEvent{T: start, TaskID: t.ID, Worker: w.ID, Job: t.Periodic, Run: t.Run})
 	}
 	if t.Periodic != 0 {
-		r.periodicStarted(now, t)
+		r.periodicStarted(start, t)
 	}
-	wait := now - t.Arrival
+	wait := start - t.Arrival
 	r.rec.ivWait.record(wait)
 	if r.rec.steady(now) {
 		rec := r.rec
@@ -244,18 +276,22 @@ func (r *runner) Rejected(now time.Duration, t *model.Task) {
 
 func (r *runner) CallerRuns(now time.Duration, t *model.Task) {
 	rec := r.rec
+	// The caller runs it after any thread it started in this execute.
+	start := max(now, r.callerClock)
+	end := start + t.Service
 	if r.opt.OnTask != nil {
-		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: 0})
-		r.opt.OnTask(TaskEvent{T: now + t.Service, TaskID: t.ID, Worker: 0, End: true})
+		r.opt.OnTask(TaskEvent{T: start, TaskID: t.ID, Worker: 0})
+		r.opt.OnTask(TaskEvent{T: end, TaskID: t.ID, Worker: 0, End: true})
 	}
 	rec.callerRan++
 	rec.callerBusy += t.Service
 	if t.Fails {
 		rec.failed++
 	}
-	if end := now + t.Service; end > r.submitterFree {
+	if end > r.submitterFree {
 		r.submitterFree = end
 	}
+	rec.callerLastEnd = max(rec.callerLastEnd, end)
 }
 
 func (r *runner) Lost(now time.Duration, t *model.Task, why model.Outcome) {
@@ -300,6 +336,7 @@ func (rec *recorder) onSubmit(now time.Duration, t *model.Task) {
 func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 	t, _ := w.Task()
 	rec.completed++
+	rec.lastEnd = now
 	if t.Fails {
 		rec.failed++
 	}

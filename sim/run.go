@@ -118,14 +118,28 @@ type runner struct {
 	periodicOrder []int
 	nextPeriodic  int
 	periodicIDs   uint64 // runs queued so far (task ids from PeriodicTaskIDBase)
+
+	// The host (host.go): what a Thread.start() costs its caller, the
+	// caller's clock during the current event (it advances by one start
+	// per thread the event creates), and the CPUs (nil: unlimited).
+	threadStart time.Duration
+	callerClock time.Duration
+	cpu         *cpuSched
+	// split reports the CPU part of each arrival of a workload with split
+	// service laws (nil: none has), and nextSplit that of r.next.
+	split     workloads.SplitSource
+	nextSplit workloads.Split
 }
 
 func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 	if sc.Sample <= 0 {
 		return nil, errors.New("sim: sample interval must be > 0")
 	}
-	r := &runner{sc: sc, opt: opt}
+	r := &runner{sc: sc, opt: opt, threadStart: sc.Host.ThreadStart}
 	r.rec = newRecorder(sc)
+	if sc.Host.CPUs > 0 {
+		r.cpu = newCPUSched(sc.Host.CPUs)
+	}
 	if opt.Timeline != nil {
 		r.tl = newTimelineWriter(opt.Timeline)
 	}
@@ -150,6 +164,9 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 		r.periodicOrder = append(r.periodicOrder, i)
 	}
 	slices.SortStableFunc(r.periodicOrder, func(a, b int) int { return cmp.Compare(periodic[a].spec.At, periodic[b].spec.At) })
+	if ss, ok := src.(workloads.SplitSource); ok && ss.HasSplits() {
+		r.split = ss
+	}
 	r.lim = newLimiter(sc)
 	cfg := sc.Pool.Config
 	cfg.ThreadLimit = r.lim.MaxThreads
@@ -194,6 +211,9 @@ func (r *runner) pullArrival() {
 		return
 	}
 	r.next = a
+	if r.split != nil {
+		r.nextSplit = r.split.LastSplit()
+	}
 	at := a.At
 	if r.submitterFree > at {
 		at = r.submitterFree
@@ -235,7 +255,7 @@ func (r *runner) nextEvent() (event, bool) {
 		return event{}, false
 	}
 	switch phase {
-	case phaseCompletion, phaseKeepAlive:
+	case phaseCompletion, phaseCPU, phaseKeepAlive:
 		e := r.h.pop()
 		return event{at: e.at, phase: phase, w: e.w}, true
 	case phaseArrival:
@@ -267,14 +287,21 @@ func (r *runner) loop(ctx context.Context) error {
 		}
 		r.rec.advance(ev.at)
 		r.now = ev.at
+		r.callerClock = ev.at // each event is one caller's call into the model
 		switch ev.phase {
 		case phaseCompletion:
-			r.rec.onComplete(ev.at, ev.w)
+			if k := ev.w.HostJob; k != 0 {
+				r.stepJob(ev.at, k-1, false) // a blocking piece or a thread start has passed
+				break
+			}
+			r.rec.onComplete(ev.at, ev.w) // finishTask, kept inline: the hot path
 			if r.opt.OnTask != nil {
 				t, _ := ev.w.Task()
 				r.opt.OnTask(TaskEvent{T: ev.at, TaskID: t.ID, Worker: ev.w.ID, End: true, Job: t.Periodic, Run: t.Run})
 			}
 			r.pool.TaskDone(ev.at, ev.w)
+		case phaseCPU:
+			r.fireCPU(ev.at)
 		case phaseKeepAlive:
 			r.fireKeepAlive(ev)
 		case phaseArrival:
@@ -293,6 +320,9 @@ func (r *runner) loop(ctx context.Context) error {
 			if err := r.sample(); err != nil {
 				return err
 			}
+		}
+		if r.cpu != nil && r.cpu.dirty {
+			r.rearmCPU(r.now)
 		}
 		r.rec.settle(r.now, r.pool)
 		if r.lim.queueFull(r.now, r.pool.QueueLen(), r.sc.Duration) {
@@ -330,9 +360,16 @@ func (r *runner) stop(at time.Duration, why string) {
 func (r *runner) submit() {
 	a := r.next
 	r.nextTaskID++
-	t := model.Task{ID: r.nextTaskID, Arrival: a.At, Submit: r.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails}
+	t := model.Task{ID: r.nextTaskID, Arrival: a.At, Submit: r.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
+		CPU: r.nextSplit.CPU, Slices: r.nextSplit.Slices}
 	r.rec.onSubmit(r.now, &t)
 	r.pool.Execute(r.now, t)
+	if r.callerClock > r.now { // the submitter started threads inside execute
+		r.rec.threadStartSubmitter += r.callerClock - r.now
+		if r.callerClock > r.submitterFree {
+			r.submitterFree = r.callerClock
+		}
+	}
 	r.pullArrival()
 }
 

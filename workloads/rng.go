@@ -12,6 +12,7 @@ const (
 	StreamService    = "service"
 	StreamFailures   = "failures"
 	StreamPriorities = "priorities"
+	StreamCPU        = "cpu" // the CPU part of a split service law
 )
 
 // NewStream returns the seeded source for one purpose. The same seed and

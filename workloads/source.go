@@ -10,9 +10,29 @@ import (
 // Arrival is one task as the workload submits it.
 type Arrival struct {
 	At       time.Duration // when the submitter wants to submit it
-	Service  time.Duration // how long it runs
+	Service  time.Duration // how long it runs (on an unloaded host; for a split law, CPU + blocking)
 	Priority int32         // for a priority queue: lower runs first
 	Fails    bool          // it throws at its end
+}
+
+// Split is the CPU side of a task with a split service law: the part of
+// its Service that needs a processor (the rest blocks) and how many
+// alternating CPU and blocking pieces it runs in (see ServiceSplit).
+type Split struct {
+	CPU    time.Duration
+	Slices int16 // 1..MaxSlices; 0: no split (a plain law)
+}
+
+// SplitSource is a Source that may yield tasks with a split service law.
+// It reports the split apart from Arrival, which it keeps small: an Arrival
+// is copied for every task, and a larger one measurably slows every run,
+// split or not.
+type SplitSource interface {
+	Source
+	// HasSplits reports whether any task may have a CPU part.
+	HasSplits() bool
+	// LastSplit returns the split of the arrival Next returned last.
+	LastSplit() Split
 }
 
 // Source yields arrivals in non-decreasing time order.
@@ -50,7 +70,29 @@ type Phase struct {
 	Duration time.Duration // 0: the phase runs to the end of the run
 	Arrivals ArrivalSpec
 	Service  ServiceSpec
+	// Split, when set, replaces Service: each task has a CPU part and a
+	// blocking part (see ServiceSplit).
+	Split    *ServiceSplit
 	Priority PrioritySpec
+}
+
+// MaxSlices bounds ServiceSplit.Slices.
+const MaxSlices = 10000
+
+// ServiceSplit is a service law in two parts: CPU, the time a task needs a
+// processor (it competes for the host's CPUs when the run has a CPU limit),
+// and Blocking, the time it waits without one (I/O, a remote call, a sleep).
+// A task runs them in Slices alternating pieces of equal length, CPU first:
+// cpu/k, blocking/k, cpu/k, blocking/k, ... With Slices 1 (the default) it
+// computes, then blocks.
+//
+// The CPU part is drawn from its own random stream ("cpu") and the blocking
+// part from the service stream, so a split with only a blocking part draws
+// exactly the times the same plain law would.
+type ServiceSplit struct {
+	CPU      *ServiceSpec // nil: no CPU part
+	Blocking *ServiceSpec // nil: no blocking part
+	Slices   int          // 0 or 1: CPU then blocking
 }
 
 // Spec is a workload: either phases played in order, or a trace.
@@ -93,6 +135,7 @@ func New(spec Spec, seed uint64) (Source, error) {
 		failure:    spec.Failure,
 	}
 	service := NewStream(seed, StreamService)
+	cpu := NewStream(seed, StreamCPU)
 	var start time.Duration
 	for i, ph := range spec.Phases {
 		if ph.Duration < 0 {
@@ -108,19 +151,34 @@ func New(spec Spec, seed uint64) (Source, error) {
 		if ph.Priority.Max < ph.Priority.Min {
 			return nil, &ParamError{fmt.Sprintf("phases[%d].priority.max", i), fmt.Sprintf("%d < min %d", ph.Priority.Max, ph.Priority.Min), "min <= max"}
 		}
-		d, err := NewDistribution(ph.Service, service)
-		if err != nil {
-			if pe, ok := err.(*ParamError); ok {
-				pe.Field = fmt.Sprintf("phases[%d].service.%s", i, pe.Field)
+		st := phaseState{Phase: ph}
+		if ph.Split != nil {
+			sp, err := newSplit(*ph.Split, cpu, service, &s.last)
+			if err != nil {
+				if pe, ok := err.(*ParamError); ok {
+					pe.Field = fmt.Sprintf("phases[%d].service.%s", i, pe.Field)
+				}
+				return nil, err
 			}
-			return nil, err
+			st.dist, st.split = sp, true
+			s.splits = true
+		} else {
+			d, err := NewDistribution(ph.Service, service)
+			if err != nil {
+				if pe, ok := err.(*ParamError); ok {
+					pe.Field = fmt.Sprintf("phases[%d].service.%s", i, pe.Field)
+				}
+				return nil, err
+			}
+			st.dist = d
 		}
-		end := time.Duration(math.MaxInt64)
+		st.start = start
+		st.end = time.Duration(math.MaxInt64)
 		if ph.Duration > 0 {
-			end = start + ph.Duration
+			st.end = start + ph.Duration
 		}
-		s.phases = append(s.phases, phaseState{Phase: ph, start: start, end: end, dist: d})
-		start = end
+		s.phases = append(s.phases, st)
+		start = st.end
 	}
 	s.enter(0)
 	return s, nil
@@ -159,7 +217,8 @@ func checkArrivals(a ArrivalSpec) *ParamError {
 type phaseState struct {
 	Phase
 	start, end time.Duration
-	dist       Distribution
+	dist       Distribution // the service law (a split law: a *splitDist)
+	split      bool
 }
 
 // phaseSource plays phases in order. Each process restarts at its phase's
@@ -171,6 +230,9 @@ type phaseSource struct {
 	failures   *rand.Rand
 	priorities *rand.Rand
 	failure    float64
+
+	last   Split // the split of the last arrival drawn from a split law
+	splits bool  // some phase has a split law
 
 	t       time.Duration // last arrival time (or the phase start)
 	k       int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
@@ -311,6 +373,18 @@ func (s *phaseSource) Next() (Arrival, bool) {
 	return Arrival{}, false
 }
 
+// HasSplits reports whether some phase has a split service law.
+func (s *phaseSource) HasSplits() bool { return s.splits }
+
+// LastSplit returns the split of the arrival Next returned last: its phase's
+// split law drew it.
+func (s *phaseSource) LastSplit() Split {
+	if s.cur >= len(s.phases) || !s.phases[s.cur].split {
+		return Split{}
+	}
+	return s.last
+}
+
 func (s *phaseSource) Err() error   { return nil }
 func (s *phaseSource) Close() error { return nil }
 
@@ -326,4 +400,102 @@ func Distributions(src Source) []Distribution {
 		out[i] = ps.phases[i].dist
 	}
 	return out
+}
+
+// newSplit builds a split service law: its CPU part draws from cpuSrc and
+// its blocking part from blockSrc; either may be absent, not both. Each
+// draw leaves its split in *last.
+func newSplit(sp ServiceSplit, cpuSrc, blockSrc rand.Source, last *Split) (*splitDist, error) {
+	if sp.CPU == nil && sp.Blocking == nil {
+		return nil, &ParamError{"cpu", "a split service needs a cpu part, a blocking part or both", "cpu: {dist: ...}, blocking: {dist: ...}"}
+	}
+	if sp.Slices < 0 || sp.Slices > MaxSlices {
+		return nil, &ParamError{"slices", fmt.Sprintf("must be in 1..%d, got %d", MaxSlices, sp.Slices), "how many alternating CPU and blocking pieces a task runs"}
+	}
+	d := &splitDist{slices: int16(max(sp.Slices, 1)), last: last}
+	var err error
+	if sp.CPU != nil {
+		if d.cpu, err = NewDistribution(*sp.CPU, cpuSrc); err != nil {
+			if pe, ok := err.(*ParamError); ok {
+				pe.Field = "cpu." + pe.Field
+			}
+			return nil, err
+		}
+	}
+	if sp.Blocking != nil {
+		if d.blocking, err = NewDistribution(*sp.Blocking, blockSrc); err != nil {
+			if pe, ok := err.(*ParamError); ok {
+				pe.Field = "blocking." + pe.Field
+			}
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// CheckSplit checks a split service law's parameters without drawing.
+func CheckSplit(sp ServiceSplit) error {
+	_, err := newSplit(sp, NewStream(0, "check"), NewStream(0, "check"), new(Split))
+	return err
+}
+
+// splitDist is a split law as a Distribution of the total service time:
+// CPU + blocking, drawn independently (either part may be nil). Each
+// Sample also leaves the CPU part and the slices in *last, for LastSplit.
+type splitDist struct {
+	cpu, blocking Distribution
+	slices        int16
+	last          *Split
+}
+
+func (d *splitDist) parts() []Distribution {
+	var out []Distribution
+	for _, p := range []Distribution{d.cpu, d.blocking} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (d *splitDist) Sample() time.Duration {
+	var cpu, blocking time.Duration
+	if d.cpu != nil {
+		cpu = d.cpu.Sample()
+	}
+	if d.blocking != nil {
+		blocking = d.blocking.Sample()
+	}
+	*d.last = Split{CPU: cpu, Slices: d.slices}
+	return cpu + blocking
+}
+
+func (d *splitDist) Mean() float64 {
+	m := 0.0
+	for _, p := range d.parts() {
+		m += p.Mean()
+	}
+	return m
+}
+
+func (d *splitDist) Variance() float64 {
+	v := 0.0
+	for _, p := range d.parts() {
+		v += p.Variance()
+	}
+	return v
+}
+
+func (d *splitDist) String() string {
+	s := ""
+	if d.cpu != nil {
+		s = "cpu " + d.cpu.String()
+	}
+	if d.blocking != nil {
+		if s != "" {
+			s += " + "
+		}
+		s += "blocking " + d.blocking.String()
+	}
+	return s
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // Trace columns. arrival_s and service_s are required.
-var traceColumns = []string{"arrival_s", "service_s", "priority", "fail"}
+var traceColumns = []string{"arrival_s", "service_s", "priority", "fail", "cpu_s"}
 
 // traceSource streams a CSV trace: memory stays constant however long it is.
 type traceSource struct {
@@ -33,13 +33,22 @@ type traceSource struct {
 	failures *rand.Rand
 	failure  float64
 	count    int
+	split    Split // the last row's cpu_s, as a split (none without the column)
 }
+
+// HasSplits reports whether the trace has a cpu_s column.
+func (s *traceSource) HasSplits() bool { _, ok := s.col["cpu_s"]; return ok }
+
+// LastSplit returns the split of the row Next returned last.
+func (s *traceSource) LastSplit() Split { return s.split }
 
 // OpenTrace opens a CSV trace for replay. The header names the columns:
 // arrival_s (seconds from the start of the run, non-decreasing) and
-// service_s (seconds) are required; priority (an integer, lower runs first)
-// and fail (1/true = the task throws) are optional. Without a fail column,
-// each task throws with probability failure, drawn from its own stream.
+// service_s (seconds) are required; priority (an integer, lower runs first),
+// fail (1/true = the task throws) and cpu_s (the part of service_s that
+// needs a CPU, run first; the rest blocks) are optional. Without a fail
+// column, each task throws with probability failure, drawn from its own
+// stream.
 func OpenTrace(path string, failure float64, seed uint64) (Source, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -94,7 +103,7 @@ func newTraceSource(r io.Reader, name string, failure float64, seed uint64) (*tr
 				msg += fmt.Sprintf("; did you mean %q?", sug)
 			}
 			_, col := cr.FieldPos(i)
-			return nil, inputerr.New(name, line, col, "header", msg, "columns: arrival_s, service_s, priority, fail")
+			return nil, inputerr.New(name, line, col, "header", msg, "columns: arrival_s, service_s, priority, fail, cpu_s")
 		}
 		if _, dup := s.col[h]; dup {
 			_, col := cr.FieldPos(i)
@@ -104,7 +113,7 @@ func newTraceSource(r io.Reader, name string, failure float64, seed uint64) (*tr
 	}
 	for _, req := range []string{"arrival_s", "service_s"} {
 		if _, ok := s.col[req]; !ok {
-			return nil, inputerr.New(name, line, 0, req, "required column missing", "header: arrival_s,service_s[,priority][,fail]")
+			return nil, inputerr.New(name, line, 0, req, "required column missing", "header: arrival_s,service_s[,priority][,fail][,cpu_s]")
 		}
 	}
 	return s, nil
@@ -190,6 +199,14 @@ func (s *traceSource) Next() (Arrival, bool) {
 		return Arrival{}, false
 	}
 	a.Service = seconds(svc)
+	if i, ok := s.col["cpu_s"]; ok {
+		cpu, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
+		if err != nil || math.IsNaN(cpu) || cpu < 0 || seconds(cpu) > a.Service {
+			s.err = s.fieldErr(rec, "cpu_s", "must be a number of seconds between 0 and service_s", "the part of service_s that needs a CPU (host.cpus), run first")
+			return Arrival{}, false
+		}
+		s.split = Split{CPU: seconds(cpu), Slices: 1}
+	}
 	if i, ok := s.col["priority"]; ok {
 		p, err := strconv.ParseInt(strings.TrimSpace(rec[i]), 10, 32)
 		if err != nil {

@@ -44,7 +44,7 @@ var badInputs = []badInput{
 	// --- unknown keys, with a suggestion ---
 	// A misspelt top-level key.
 	{"unknown top key", []string{"run", bad + "unknown-top-key.yaml"}, 2,
-		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, limits, name, pool, sample, seed, snapshots, version, warmup, workload)`},
+		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, limits, name, pool, sample, seed, snapshots, version, warmup, workload)`},
 	// A misspelt key inside pool.queue.
 	{"unknown queue key", []string{"run", bad + "unknown-queue-key.yaml"}, 2,
 		`testdata/bad/unknown-queue-key.yaml:4:24: pool.queue.capacty: unknown key "capacty"; did you mean "capacity"? (keys: capacity, fair, handOff, type)`},
@@ -120,7 +120,7 @@ var badInputs = []badInput{
 	{"unknown distribution", []string{"run", bad + "unknown-dist.yaml"}, 2,
 		`testdata/bad/unknown-dist.yaml:3:68: workload.service.dist: unknown value "lognorm"; did you mean "lognormal"? (one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical)`},
 	{"unknown preset", []string{"run", bad + "unknown-preset.yaml"}, 2,
-		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty)`},
+		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty, thread-per-task)`},
 	{"unsupported version", []string{"run", bad + "version-two.yaml"}, 2,
 		`testdata/bad/version-two.yaml:1:10: version: unsupported scenario version 2 (1)`},
 
@@ -177,9 +177,9 @@ var badInputs = []badInput{
 	{"trace negative service", []string{"run", bad + "trace-negative-service.yaml"}, 2,
 		`testdata/bad/negative-service.csv:3:3: service_s: must be a number of seconds >= 0, got "-2" (seconds)`},
 	{"trace unknown column", []string{"run", bad + "trace-unknown-column.yaml"}, 2,
-		`testdata/bad/unknown-column.csv:1:21: header: unknown column "prio"; did you mean "priority"? (columns: arrival_s, service_s, priority, fail)`},
+		`testdata/bad/unknown-column.csv:1:21: header: unknown column "prio"; did you mean "priority"? (columns: arrival_s, service_s, priority, fail, cpu_s)`},
 	{"trace missing column", []string{"run", bad + "trace-missing-column.yaml"}, 2,
-		`testdata/bad/missing-column.csv:1: service_s: required column missing (header: arrival_s,service_s[,priority][,fail])`},
+		`testdata/bad/missing-column.csv:1: service_s: required column missing (header: arrival_s,service_s[,priority][,fail][,cpu_s])`},
 	{"trace ragged row", []string{"run", bad + "trace-ragged.yaml"}, 2,
 		`testdata/bad/ragged.csv:3:1: malformed CSV: wrong number of fields`},
 	{"trace empty", []string{"run", bad + "trace-empty.yaml"}, 2,
@@ -187,7 +187,7 @@ var badInputs = []badInput{
 	{"trace header only", []string{"run", bad + "trace-header-only.yaml"}, 2,
 		`testdata/bad/header-only.csv: trace has a header but no tasks (one row per task)`},
 	{"trace binary", []string{"run", bad + "trace-binary.yaml"}, 2,
-		`testdata/bad/binary.csv:1:1: header: unknown column "\x89PNG" (columns: arrival_s, service_s, priority, fail)`},
+		`testdata/bad/binary.csv:1:1: header: unknown column "\x89PNG" (columns: arrival_s, service_s, priority, fail, cpu_s)`},
 	{"trace missing", []string{"run", bad + "trace-missing-file.yaml"}, 2,
 		`testdata/bad/trace-missing-file.yaml:2:19: workload.trace: cannot open trace: no such file or directory (a CSV trace, relative to the scenario's folder)`},
 	{"trace is a directory", []string{"run", bad + "trace-directory.yaml"}, 2,

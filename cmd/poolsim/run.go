@@ -228,12 +228,20 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 	fmt.Fprintf(w, "; %d queued and %d running at the end\n", s.QueuedEnd, s.RunningEnd)
 	fmt.Fprintf(w, "  threads   largest %d; at the end %d (%d busy, %d TIMED_WAITING, %d WAITING); %d created, %d exited\n",
 		s.LargestPoolSize, s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.ThreadsCreated, s.ThreadsExited)
+	if sc.Host.ThreadStart > 0 {
+		fmt.Fprintf(w, "  costs     Thread.start() %v each: %s in all, %s of it on the submitter; peak reserved stack %s (%d × %s); the last task ended at %s\n",
+			sc.Host.ThreadStart, secs(s.ThreadStart), secs(s.ThreadStartSubmitter), mib(s.PeakReservedStack), s.LargestPoolSize, mib(sc.Host.StackSize), secs(s.LastTaskEnd))
+	}
 	from := "whole run"
 	if sc.Warmup > 0 {
 		from = fmt.Sprintf("after warmup %v", sc.Warmup)
 	}
 	fmt.Fprintf(w, "  steady    (%s) pool size mean %s (max %d), busy %s, idle timed %s, idle untimed %s, queue %s (max %d)\n",
 		from, num(s.PoolSizeMean), s.PoolSizeMax, num(s.BusyMean), num(s.IdleTimedMean), num(s.IdleUntimedMean), num(s.QueueLenMean), s.QueueLenMax)
+	if s.CPUs > 0 {
+		fmt.Fprintf(w, "  cpus      %d: busy %s (%s%%), runnable threads mean %s (max %d), CPU delay per task mean %s; throughput %s/s\n",
+			s.CPUs, num(s.CPUBusyMean), num(s.CPUUtilization*100), num(s.CPURunnableMean), s.CPURunnableMax, secs(s.CPUDelayMean), num(s.Throughput))
+	}
 	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
 	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
 	for _, p := range s.Periodic {
@@ -264,6 +272,9 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 	}
 	fmt.Fprintf(w, "  wrote     %s/{%s}\n", dir, strings.Join(written, ","))
 }
+
+// mib formats a byte count in MiB.
+func mib(b int64) string { return fmt.Sprintf("%.4g MiB", float64(b)/(1<<20)) }
 
 func num(s sim.Stat) string {
 	x := float64(s)
