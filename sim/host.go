@@ -67,6 +67,7 @@ type cpuSched struct {
 	seq     uint64
 	timerAt time.Duration // the CPU timer in the event heap that counts (never: none)
 	dirty   bool          // the runnable set changed: re-arm the timer
+	areaAt  time.Duration // the recorder's CPU integrals run up to here
 }
 
 func newCPUSched(c int) *cpuSched { return &cpuSched{c: c, timerAt: never} }
@@ -177,6 +178,19 @@ func piece(total time.Duration, k, i int16) time.Duration {
 	return p
 }
 
+// hostStart schedules t, just handed to w at now, on the host: it begins
+// when w's thread is up, and its CPU parts run on the CPUs. It returns when
+// the task begins.
+func (r *runner) hostStart(now time.Duration, w *model.Worker, t *model.Task) time.Duration {
+	start := max(now, w.HostReady) // a thread still starting runs the task when it is up
+	if r.cpu != nil && t.CPU > 0 {
+		r.startJob(now, start, w, t)
+	} else {
+		r.h.push(start+t.Service, phaseCompletion, w)
+	}
+	return start
+}
+
 // startJob begins running t on w from start (later than now while w's
 // thread is still starting) on the host's CPUs.
 func (r *runner) startJob(now, start time.Duration, w *model.Worker, t *model.Task) {
@@ -204,8 +218,9 @@ func (r *runner) stepJob(now time.Duration, k int32, afterCPU bool) {
 				return
 			}
 			if d := piece(j.cpu, j.slices, j.next); d > 0 {
+				r.cpuAccount(now)
 				s.join(now, k, d)
-				r.rec.cpuRunnable = s.runnable()
+				r.cpuCount(now)
 				return
 			}
 		}
@@ -243,11 +258,41 @@ func (r *runner) fireCPU(at time.Duration) {
 	s.dirty = true
 	s.advance(at)
 	for len(s.ps) > 0 && s.due(s.ps[0]) {
+		r.cpuAccount(at)
 		k := s.pop()
-		r.rec.cpuRunnable = s.runnable()
+		r.cpuCount(at)
 		s.jobs[k].onCPU += at - s.jobs[k].joined
 		s.jobs[k].inCPU = false
 		r.stepJob(at, k, true)
+	}
+}
+
+// cpuAccount brings the recorder's steady-state CPU integrals (runnable
+// tasks, busy CPUs) up to now, before the runnable set changes: they live
+// here, not in the recorder's per-event advance, so that a run without a
+// CPU limit pays nothing for them. At the warmup boundary the number then
+// runnable counts toward the maximum.
+func (r *runner) cpuAccount(now time.Duration) {
+	s, rec := r.cpu, r.rec
+	from := max(s.areaAt, rec.warmup)
+	if now > from {
+		n := len(s.ps)
+		dt := float64(now - from)
+		rec.areaRunnable += float64(n) * dt
+		rec.areaCPUBusy += float64(min(n, s.c)) * dt
+		if s.areaAt <= rec.warmup && n > rec.cpuRunnableMax {
+			rec.cpuRunnableMax = n
+		}
+	}
+	s.areaAt = now
+}
+
+// cpuCount records the runnable set's new size.
+func (r *runner) cpuCount(now time.Duration) {
+	n := r.cpu.runnable()
+	r.rec.cpuRunnable = n
+	if n > r.rec.cpuRunnableMax && r.rec.steady(now) {
+		r.rec.cpuRunnableMax = n
 	}
 }
 

@@ -372,6 +372,7 @@ func (r *runner) result() *Result {
 	s.CPUs = rec.cpus
 	s.CPUBusyMean, s.CPUUtilization, s.CPURunnableMean, s.CPUDelayMean = Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN())
 	if rec.cpus > 0 {
+		r.cpuAccount(r.now) // the integrals up to the end of the run
 		s.CPUBusyMean = mean(rec.areaCPUBusy)
 		s.CPUUtilization = Stat(float64(s.CPUBusyMean) / float64(rec.cpus))
 		s.CPURunnableMean = mean(rec.areaRunnable)

@@ -69,8 +69,8 @@ type recorder struct {
 	lastEnd, callerLastEnd                 time.Duration // when the last task ended on a worker (events come in time order), on the caller
 	cpus                                   int           // host.cpus (0: unlimited)
 	cpuRunnable, cpuRunnableMax            int           // tasks in a CPU piece: now; steady-state maximum
-	areaRunnable, areaCPUBusy              float64
-	cpuDelaySum                            float64 // nanoseconds runnable but not running, of tasks ended in the steady state
+	areaRunnable, areaCPUBusy              float64       // steady-state integrals, kept by the CPU scheduler (host.go)
+	cpuDelaySum                            float64       // nanoseconds runnable but not running, of tasks ended in the steady state
 	nCPUDelay                              int64
 }
 
@@ -128,10 +128,6 @@ func (r *recorder) advance(t time.Duration) {
 		r.areaTimed += float64(r.idleTimed) * dt
 		r.areaUntimed += float64(r.idleUntimed) * dt
 		r.areaQueue += float64(r.queueLen) * dt
-		if r.cpus > 0 {
-			r.areaRunnable += float64(r.cpuRunnable) * dt
-			r.areaCPUBusy += float64(min(r.cpuRunnable, r.cpus)) * dt
-		}
 	}
 	r.lastT = t
 }
@@ -142,9 +138,6 @@ func (r *recorder) observeMax() {
 	}
 	if r.queueLen > r.queueLenMax {
 		r.queueLenMax = r.queueLen
-	}
-	if r.cpuRunnable > r.cpuRunnableMax {
-		r.cpuRunnableMax = r.cpuRunnable
 	}
 }
 
@@ -197,7 +190,11 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 		rec.poolSize++
 		if ts := r.threadStart; ts > 0 {
 			// Thread.start() takes the caller's time; the thread runs
-			// nothing before it returns (host.go).
+			// nothing before it returns (host.go). Each event is one
+			// caller's call into the model: its clock starts at the event.
+			if r.callerEvent != r.events {
+				r.callerEvent, r.callerClock = r.events, r.now
+			}
 			r.callerClock += ts
 			w.HostReady = r.callerClock
 			rec.threadStartTotal += ts
@@ -223,14 +220,11 @@ func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to mode
 }
 
 func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
-	start := now // a thread still starting runs the task when it is up
-	if w.HostReady > now {
-		start = w.HostReady
-	}
-	if r.cpu != nil && t.CPU > 0 {
-		r.startJob(now, start, w, t)
+	start := now
+	if r.hostTasks {
+		start = r.hostStart(now, w, t)
 	} else {
-		r.h.push(start+t.Service, phaseCompletion, w)
+		r.h.push(now+t.Service, phaseCompletion, w)
 	}
 	if r.opt.OnTask != nil {
 		r.opt.OnTask(TaskEvent{T: start, TaskID: t.ID, Worker: w.ID, Job: t.Periodic, Run: t.Run})
@@ -277,7 +271,10 @@ func (r *runner) Rejected(now time.Duration, t *model.Task) {
 func (r *runner) CallerRuns(now time.Duration, t *model.Task) {
 	rec := r.rec
 	// The caller runs it after any thread it started in this execute.
-	start := max(now, r.callerClock)
+	start := now
+	if r.callerEvent == r.events {
+		start = max(now, r.callerClock)
+	}
 	end := start + t.Service
 	if r.opt.OnTask != nil {
 		r.opt.OnTask(TaskEvent{T: start, TaskID: t.ID, Worker: 0})

@@ -124,7 +124,9 @@ type runner struct {
 	// per thread the event creates), and the CPUs (nil: unlimited).
 	threadStart time.Duration
 	callerClock time.Duration
+	callerEvent int64 // the event callerClock belongs to (it is set lazily, at the event's first thread start)
 	cpu         *cpuSched
+	hostTasks   bool // threadStart > 0 or cpu != nil: TaskStarted takes the host's path
 	// split reports the CPU part of each arrival of a workload with split
 	// service laws (nil: none has), and nextSplit that of r.next.
 	split     workloads.SplitSource
@@ -135,7 +137,7 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 	if sc.Sample <= 0 {
 		return nil, errors.New("sim: sample interval must be > 0")
 	}
-	r := &runner{sc: sc, opt: opt, threadStart: sc.Host.ThreadStart}
+	r := &runner{sc: sc, opt: opt, threadStart: sc.Host.ThreadStart, hostTasks: sc.Host.ThreadStart > 0 || sc.Host.CPUs > 0}
 	r.rec = newRecorder(sc)
 	if sc.Host.CPUs > 0 {
 		r.cpu = newCPUSched(sc.Host.CPUs)
@@ -254,10 +256,11 @@ func (r *runner) nextEvent() (event, bool) {
 	if at > r.sc.Duration {
 		return event{}, false
 	}
-	switch phase {
-	case phaseCompletion, phaseCPU, phaseKeepAlive:
+	if phase <= phaseKeepAlive { // the heap's phases: completions, CPU timers, keepAlive timers
 		e := r.h.pop()
 		return event{at: e.at, phase: phase, w: e.w}, true
+	}
+	switch phase {
 	case phaseArrival:
 		r.arrivalAt = never
 	case phasePeriodic:
@@ -287,7 +290,6 @@ func (r *runner) loop(ctx context.Context) error {
 		}
 		r.rec.advance(ev.at)
 		r.now = ev.at
-		r.callerClock = ev.at // each event is one caller's call into the model
 		switch ev.phase {
 		case phaseCompletion:
 			if k := ev.w.HostJob; k != 0 {
@@ -321,7 +323,7 @@ func (r *runner) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		if r.cpu != nil && r.cpu.dirty {
+		if r.cpu != nil && r.cpu.dirty { // r.cpu is nil without a CPU limit
 			r.rearmCPU(r.now)
 		}
 		r.rec.settle(r.now, r.pool)
@@ -364,7 +366,7 @@ func (r *runner) submit() {
 		CPU: r.nextSplit.CPU, Slices: r.nextSplit.Slices}
 	r.rec.onSubmit(r.now, &t)
 	r.pool.Execute(r.now, t)
-	if r.callerClock > r.now { // the submitter started threads inside execute
+	if r.callerEvent == r.events && r.callerClock > r.now { // the submitter started threads inside execute
 		r.rec.threadStartSubmitter += r.callerClock - r.now
 		if r.callerClock > r.submitterFree {
 			r.submitterFree = r.callerClock
