@@ -118,6 +118,12 @@ func TestJVMPoolStates(t *testing.T) {
 	}
 	for _, jvm := range jvms {
 		t.Run(jvm.name, func(t *testing.T) {
+			if jvm.name == "temurin25" && !exists(filepath.Join(jvm.home, "bin", "jcmd")) {
+				// Temurin is not a Debian package: test.sh cannot install it,
+				// so its absence skips even under CI=true (as in conformance).
+				// JDK 21/25 formats stay covered by the committed fixtures.
+				t.Skipf("no JDK 25 at %s (set THREADDUMP_JDK25): the JDK 25 dump formats are checked on the committed fixtures only", jvm.home)
+			}
 			need(t, exists(filepath.Join(jvm.home, "bin", "jcmd")), jvm.home+" (a JDK with jstack and jcmd)")
 			major := javaMajor(jvm.home)
 			need(t, major >= 17, jvm.home+" (Java 17 or later)")
