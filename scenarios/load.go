@@ -235,22 +235,9 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 		}},
 		{"host", func(n *yaml.Node, p string) error { return d.host(n, p, &sc.Host) }},
 		{"events", func(n *yaml.Node, p string) error { return d.events(n, p, sc) }},
-		{"snapshots", func(n *yaml.Node, p string) error {
-			items, err := d.sequence(n, p, "a list of times")
-			if err != nil {
-				return err
-			}
-			for i, it := range items {
-				at, err := d.duration(it, fmt.Sprintf("%s[%d]", p, i))
-				if err != nil {
-					return err
-				}
-				if at < 0 {
-					return d.errAt(it, fmt.Sprintf("%s[%d]", p, i), fmt.Sprintf("must be >= 0, got %v", at), "a time within the run")
-				}
-				sc.Snapshots = append(sc.Snapshots, at)
-			}
-			return nil
+		{"snapshots", func(n *yaml.Node, p string) (err error) {
+			sc.Snapshots, err = d.durations(n, p, "a list of times", "a time within the run")
+			return
 		}},
 		{"limits", func(n *yaml.Node, p string) error {
 			return d.mapping(n, p, []field{

@@ -109,22 +109,9 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 				return
 			}},
 			{"service", func(n *yaml.Node, p string) (err error) { svcNode = n; job.Service, err = d.service(n, p, dir); return }},
-			{"firstRuns", func(n *yaml.Node, p string) error {
-				runs, err := d.sequence(n, p, "the service times of the first runs, e.g. [350ms]")
-				if err != nil {
-					return err
-				}
-				for k, r := range runs {
-					v, err := d.duration(r, fmt.Sprintf("%s[%d]", p, k))
-					if err != nil {
-						return err
-					}
-					if v < 0 {
-						return d.errAt(r, fmt.Sprintf("%s[%d]", p, k), fmt.Sprintf("must be >= 0, got %v", v), "a service time")
-					}
-					job.FirstRuns = append(job.FirstRuns, v)
-				}
-				return nil
+			{"firstRuns", func(n *yaml.Node, p string) (err error) {
+				job.FirstRuns, err = d.durations(n, p, "the service times of the first runs, e.g. [350ms]", "a service time")
+				return
 			}},
 			{"failAt", func(n *yaml.Node, p string) error {
 				v, err := d.integer(n, p, "the run that throws, from 1")

@@ -230,6 +230,27 @@ func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, error) {
 	return v, nil
 }
 
+// durations parses a list of durations >= 0 (snapshot times, service times).
+func (d *decoder) durations(n *yaml.Node, path, list, item string) ([]time.Duration, error) {
+	items, err := d.sequence(n, path, list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, 0, len(items))
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		v, err := d.duration(it, p)
+		if err != nil {
+			return nil, err
+		}
+		if v < 0 {
+			return nil, d.errAt(it, p, fmt.Sprintf("must be >= 0, got %v", v), item)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // ParseDuration parses a Go duration string or a plain number of seconds.
 func ParseDuration(s string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
