@@ -50,9 +50,7 @@ func (d *decoder) host(n *yaml.Node, path string, h *Host) error {
 			return err
 		}},
 		{"threadStart", func(n *yaml.Node, p string) (err error) {
-			if h.ThreadStart, err = d.duration(n, p); err == nil && h.ThreadStart < 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", h.ThreadStart), "what one Thread.start() costs the caller, e.g. 60us")
-			}
+			h.ThreadStart, err = d.nonNegativeDuration(n, p, "what one Thread.start() costs the caller, e.g. 60us")
 			return
 		}},
 		{"stackSize", func(n *yaml.Node, p string) (err error) {

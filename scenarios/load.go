@@ -210,21 +210,15 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 		}},
 		{"duration", func(n *yaml.Node, p string) (err error) {
 			durationNode = n
-			if sc.Duration, err = d.duration(n, p); err == nil && sc.Duration <= 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", sc.Duration), "a positive duration")
-			}
+			sc.Duration, err = d.positiveDuration(n, p, "a positive duration")
 			return
 		}},
 		{"warmup", func(n *yaml.Node, p string) (err error) {
-			if sc.Warmup, err = d.duration(n, p); err == nil && sc.Warmup < 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", sc.Warmup), "a duration >= 0")
-			}
+			sc.Warmup, err = d.nonNegativeDuration(n, p, "a duration >= 0")
 			return
 		}},
 		{"sample", func(n *yaml.Node, p string) (err error) {
-			if sc.Sample, err = d.duration(n, p); err == nil && sc.Sample <= 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", sc.Sample), "a positive duration")
-			}
+			sc.Sample, err = d.positiveDuration(n, p, "a positive duration")
 			return
 		}},
 		{"pool", func(n *yaml.Node, p string) error { poolNode = n; return d.pool(n, p, sc, &pn) }},
@@ -655,9 +649,7 @@ func (d *decoder) phase(n *yaml.Node, path, dir string, last bool) (workloads.Ph
 	var arr, svc *yaml.Node
 	err := d.mapping(n, path, []field{
 		{"duration", func(n *yaml.Node, p string) (err error) {
-			if ph.Duration, err = d.duration(n, p); err == nil && ph.Duration <= 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", ph.Duration), "a positive duration; leave it out on the last phase to run to the end")
-			}
+			ph.Duration, err = d.positiveDuration(n, p, "a positive duration; leave it out on the last phase to run to the end")
 			return
 		}},
 		{"arrivals", func(n *yaml.Node, p string) (err error) { arr = n; ph.Arrivals, err = d.arrivals(n, p); return }},
@@ -741,15 +733,11 @@ func (d *decoder) arrivals(n *yaml.Node, path string) (workloads.ArrivalSpec, er
 		}},
 		{"rate", func(n *yaml.Node, p string) (err error) { a.Rate, err = d.rate(n, p); return }},
 		{"on", func(n *yaml.Node, p string) (err error) {
-			if a.On, err = d.duration(n, p); err == nil && a.On <= 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", a.On), "a positive duration")
-			}
+			a.On, err = d.positiveDuration(n, p, "a positive duration")
 			return
 		}},
 		{"off", func(n *yaml.Node, p string) (err error) {
-			if a.Off, err = d.duration(n, p); err == nil && a.Off < 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", a.Off), "a duration >= 0")
-			}
+			a.Off, err = d.nonNegativeDuration(n, p, "a duration >= 0")
 			return
 		}},
 		{"count", func(n *yaml.Node, p string) error {
@@ -761,15 +749,11 @@ func (d *decoder) arrivals(n *yaml.Node, path string) (workloads.ArrivalSpec, er
 			return err
 		}},
 		{"at", func(n *yaml.Node, p string) (err error) {
-			if a.At, err = d.duration(n, p); err == nil && a.At < 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", a.At), "an offset from the phase start")
-			}
+			a.At, err = d.nonNegativeDuration(n, p, "an offset from the phase start")
 			return
 		}},
 		{"every", func(n *yaml.Node, p string) (err error) {
-			if a.Every, err = d.duration(n, p); err == nil && a.Every < 0 {
-				err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", a.Every), "a repeat period")
-			}
+			a.Every, err = d.nonNegativeDuration(n, p, "a repeat period")
 			return
 		}},
 	})
@@ -962,9 +946,7 @@ func (d *decoder) events(n *yaml.Node, path string, sc *Scenario) error {
 		err := d.mapping(it, p, []field{
 			{"at", func(n *yaml.Node, p string) (err error) {
 				hasAt = true
-				if ev.At, err = d.duration(n, p); err == nil && ev.At < 0 {
-					err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", ev.At), "a time within the run")
-				}
+				ev.At, err = d.nonNegativeDuration(n, p, "a time within the run")
 				return
 			}},
 			{"set", func(n *yaml.Node, p string) error {

@@ -91,21 +91,15 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 			}},
 			{"every", func(n *yaml.Node, p string) (err error) {
 				everyNode = n
-				if job.Every, err = d.duration(n, p); err == nil && job.Every <= 0 {
-					err = d.errAt(n, p, fmt.Sprintf("must be > 0, got %v", job.Every), "R94/R95: scheduleAtFixedRate and scheduleWithFixedDelay throw IllegalArgumentException for a period or delay <= 0")
-				}
+				job.Every, err = d.positiveDuration(n, p, "R94/R95: scheduleAtFixedRate and scheduleWithFixedDelay throw IllegalArgumentException for a period or delay <= 0")
 				return
 			}},
 			{"initialDelay", func(n *yaml.Node, p string) (err error) {
-				if job.InitialDelay, err = d.duration(n, p); err == nil && job.InitialDelay < 0 {
-					err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", job.InitialDelay), "a duration >= 0 (the JDK treats a negative delay as 0)")
-				}
+				job.InitialDelay, err = d.nonNegativeDuration(n, p, "a duration >= 0 (the JDK treats a negative delay as 0)")
 				return
 			}},
 			{"at", func(n *yaml.Node, p string) (err error) {
-				if job.At, err = d.duration(n, p); err == nil && job.At < 0 {
-					err = d.errAt(n, p, fmt.Sprintf("must be >= 0, got %v", job.At), "when the schedule call is made, within the run")
-				}
+				job.At, err = d.nonNegativeDuration(n, p, "when the schedule call is made, within the run")
 				return
 			}},
 			{"service", func(n *yaml.Node, p string) (err error) { svcNode = n; job.Service, err = d.service(n, p, dir); return }},

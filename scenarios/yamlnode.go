@@ -230,6 +230,25 @@ func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, error) {
 	return v, nil
 }
 
+// positiveDuration parses a duration that must be > 0; allowed says what
+// the key means in the error.
+func (d *decoder) positiveDuration(n *yaml.Node, path, allowed string) (time.Duration, error) {
+	v, err := d.duration(n, path)
+	if err == nil && v <= 0 {
+		err = d.errAt(n, path, fmt.Sprintf("must be > 0, got %v", v), allowed)
+	}
+	return v, err
+}
+
+// nonNegativeDuration parses a duration that must be >= 0.
+func (d *decoder) nonNegativeDuration(n *yaml.Node, path, allowed string) (time.Duration, error) {
+	v, err := d.duration(n, path)
+	if err == nil && v < 0 {
+		err = d.errAt(n, path, fmt.Sprintf("must be >= 0, got %v", v), allowed)
+	}
+	return v, err
+}
+
 // durations parses a list of durations >= 0 (snapshot times, service times).
 func (d *decoder) durations(n *yaml.Node, path, list, item string) ([]time.Duration, error) {
 	items, err := d.sequence(n, path, list)

@@ -196,45 +196,29 @@ func traceScenario(t *testing.T, head, trace string) *scenarios.Scenario {
 // submitted before the traffic stopped has ended (nothing is stranded on
 // the CPUs), and that the CPUs never ran more tasks than they have.
 func TestHostProperties(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("POOLSIM_PROPERTY_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	n := 80
-	if testing.Short() {
-		n = 20
-	}
-	rng := rand.New(rand.NewPCG(seed, 0))
-	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
-	for i := 0; i < n; i++ {
-		pool := pick("{preset: cached}", "{preset: fixed, core: 3}", "{preset: thread-per-task}", "{preset: tomcat, core: 2, max: 6, keepAlive: 300ms}",
-			"{core: 1, max: 4, keepAlive: 100ms, queue: {type: array, capacity: 3}, rejection: caller-runs}")
-		host := fmt.Sprintf("{cpus: %d, threadStart: %dus}", 1+rng.IntN(4), rng.IntN(3)*500)
-		svc := pick("{cpu: {dist: exponential, mean: 20ms}}", "{cpu: {dist: constant, value: 5ms}, blocking: {dist: exponential, mean: 30ms}, slices: 3}",
-			"{blocking: {dist: uniform, min: 0s, max: 10ms}}", "{dist: exponential, mean: 10ms}", "{cpu: {dist: uniform, min: 0s, max: 4ms}, blocking: {dist: constant, value: 0s}, slices: 2}")
-		y := fmt.Sprintf("duration: 20s\nsample: 100ms\nsnapshots: [3s]\npool: %s\nhost: %s\nworkload:\n  phases:\n    - {duration: 5s, arrivals: {process: %s}, service: %s}\n    - {arrivals: {process: poisson, rate: 0}, service: {dist: constant, value: 0s}}\n  failure: %s\n",
-			pool, host, pick("poisson, rate: 60", "burst, count: 40, every: 1s", "onoff, rate: 300, on: 200ms, off: 800ms"), svc, pick("0", "0.05"))
-		sc, err := scenarios.Parse([]byte(y), "random.yaml", nil)
+	randomScenarios(t, 80, 20, 0, randomHostScenario, func(c propertyCase) {
+		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, Snapshots: &strings.Builder{}})
 		if err != nil {
-			t.Fatalf("generated an invalid scenario (seed %d, case %d): %v\n%s", seed, i, err, y)
+			c.fail("%v", err)
 		}
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Fatalf("invariant broken (seed %d, case %d): %v\nscenario:\n%s\nreproduce: POOLSIM_PROPERTY_SEED=%d go test ./sim -run TestHostProperties", seed, i, r, y, seed)
-				}
-			}()
-			res, err := Run(context.Background(), sc, Options{CheckInvariants: true, Snapshots: &strings.Builder{}})
-			if err != nil {
-				t.Fatalf("seed %d case %d: %v\n%s", seed, i, err, y)
-			}
-			s := res.Summary
-			if s.QueuedEnd != 0 || s.RunningEnd != 0 || s.Submitted != s.Completed+s.CallerRan+s.Discarded {
-				t.Fatalf("seed %d case %d: %d queued and %d running 15 s after the traffic stopped, or conservation broken: %+v\n%s", seed, i, s.QueuedEnd, s.RunningEnd, s, y)
-			}
-			if s.CPUBusyMean > Stat(s.CPUs) || s.CPUBusyMean > s.CPURunnableMean+1e-9 {
-				t.Fatalf("seed %d case %d: cpu_busy_mean %v above cpus %d or runnable %v\n%s", seed, i, s.CPUBusyMean, s.CPUs, s.CPURunnableMean, y)
-			}
-		}()
-	}
+		s := res.Summary
+		if s.QueuedEnd != 0 || s.RunningEnd != 0 || s.Submitted != s.Completed+s.CallerRan+s.Discarded {
+			c.fail("%d queued and %d running 15 s after the traffic stopped, or conservation broken: %+v", s.QueuedEnd, s.RunningEnd, s)
+		}
+		if s.CPUBusyMean > Stat(s.CPUs) || s.CPUBusyMean > s.CPURunnableMean+1e-9 {
+			c.fail("cpu_busy_mean %v above cpus %d or runnable %v", s.CPUBusyMean, s.CPUs, s.CPURunnableMean)
+		}
+	})
+}
+
+func randomHostScenario(rng *rand.Rand) string {
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	pool := pick("{preset: cached}", "{preset: fixed, core: 3}", "{preset: thread-per-task}", "{preset: tomcat, core: 2, max: 6, keepAlive: 300ms}",
+		"{core: 1, max: 4, keepAlive: 100ms, queue: {type: array, capacity: 3}, rejection: caller-runs}")
+	host := fmt.Sprintf("{cpus: %d, threadStart: %dus}", 1+rng.IntN(4), rng.IntN(3)*500)
+	svc := pick("{cpu: {dist: exponential, mean: 20ms}}", "{cpu: {dist: constant, value: 5ms}, blocking: {dist: exponential, mean: 30ms}, slices: 3}",
+		"{blocking: {dist: uniform, min: 0s, max: 10ms}}", "{dist: exponential, mean: 10ms}", "{cpu: {dist: uniform, min: 0s, max: 4ms}, blocking: {dist: constant, value: 0s}, slices: 2}")
+	y := fmt.Sprintf("duration: 20s\nsample: 100ms\nsnapshots: [3s]\npool: %s\nhost: %s\nworkload:\n  phases:\n    - {duration: 5s, arrivals: {process: %s}, service: %s}\n    - {arrivals: {process: poisson, rate: 0}, service: {dist: constant, value: 0s}}\n  failure: %s\n",
+		pool, host, pick("poisson, rate: 60", "burst, count: 40, every: 1s", "onoff, rate: 300, on: 200ms, off: 800ms"), svc, pick("0", "0.05"))
+	return y
 }

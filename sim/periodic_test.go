@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -150,46 +149,25 @@ func TestJettyShrinkVsJDK(t *testing.T) {
 // traffic, periodic jobs, setters and shutdowns — with the model's invariants checked after
 // every event, and the conservation identity at the end.
 func TestPropertyFamilies(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("POOLSIM_PROPERTY_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	n := 80
-	if testing.Short() {
-		n = 20
-	}
-	rng := rand.New(rand.NewPCG(seed, 7))
-	for i := 0; i < n; i++ {
-		y := randomFamilyScenario(rng)
-		sc, err := scenarios.Parse([]byte(y), "random.yaml", nil)
+	randomScenarios(t, 80, 20, 7, randomFamilyScenario, func(c propertyCase) {
+		prev := 0
+		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
+			// A ScheduledThreadPoolExecutor adds a worker only below core, or when it has
+			// none (R88, R91); setCorePoolSize may leave more until they time out.
+			cfg := p.Config()
+			if cfg.Flavor == model.Scheduled && p.PoolSize() > prev && p.PoolSize() > max(cfg.Core, 1) {
+				panic(fmt.Sprintf("a ScheduledThreadPoolExecutor with core %d grew to %d workers (R88)", cfg.Core, p.PoolSize()))
+			}
+			prev = p.PoolSize()
+		}})
 		if err != nil {
-			t.Fatalf("generated an invalid scenario (seed %d, case %d): %v\n%s", seed, i, err, y)
+			c.fail("%v", err)
 		}
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Fatalf("invariant broken (seed %d, case %d): %v\nscenario:\n%s\nreproduce: POOLSIM_PROPERTY_SEED=%d go test ./sim -run TestPropertyFamilies", seed, i, r, y, seed)
-				}
-			}()
-			prev := 0
-			res, err := Run(context.Background(), sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
-				// A ScheduledThreadPoolExecutor adds a worker only below core, or when it has
-				// none (R88, R91); setCorePoolSize may leave more until they time out.
-				c := p.Config()
-				if c.Flavor == model.Scheduled && p.PoolSize() > prev && p.PoolSize() > max(c.Core, 1) {
-					panic(fmt.Sprintf("a ScheduledThreadPoolExecutor with core %d grew to %d workers (R88)", c.Core, p.PoolSize()))
-				}
-				prev = p.PoolSize()
-			}})
-			if err != nil {
-				t.Fatalf("seed %d case %d: %v\n%s", seed, i, err, y)
-			}
-			s := res.Summary
-			if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
-				t.Fatalf("seed %d case %d: conservation broken: %+v\n%s", seed, i, s, y)
-			}
-		}()
-	}
+		s := res.Summary
+		if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
+			c.fail("conservation broken: %+v", s)
+		}
+	})
 }
 
 func randomFamilyScenario(rng *rand.Rand) string {

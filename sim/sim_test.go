@@ -80,48 +80,27 @@ snapshots: [3m, 9m]
 // capacity, wc ≤ max unless shrinking, run state forward) and the contract's
 // conservation identity.
 func TestPropertyInvariants(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("POOLSIM_PROPERTY_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	n := 150
-	if testing.Short() {
-		n = 30
-	}
-	rng := rand.New(rand.NewPCG(seed, 0))
-	for i := 0; i < n; i++ {
-		y := randomScenario(rng)
-		sc, err := scenarios.Parse([]byte(y), "random.yaml", nil)
+	randomScenarios(t, 150, 30, 0, randomScenario, func(c propertyCase) {
+		var maxSeen int
+		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
+			if p.QueueLen() > 0 && p.Config().Queue == model.Synchronous {
+				panic("a SynchronousQueue holds a task")
+			}
+			if p.PoolSize() > maxSeen {
+				maxSeen = p.PoolSize()
+			}
+		}})
 		if err != nil {
-			t.Fatalf("generated an invalid scenario (seed %d, case %d): %v\n%s", seed, i, err, y)
+			c.fail("%v", err)
 		}
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Fatalf("invariant broken (seed %d, case %d): %v\nscenario:\n%s\nreproduce: POOLSIM_PROPERTY_SEED=%d go test ./sim -run TestPropertyInvariants", seed, i, r, y, seed)
-				}
-			}()
-			var maxSeen int
-			res, err := Run(context.Background(), sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
-				if p.QueueLen() > 0 && p.Config().Queue == model.Synchronous {
-					panic("a SynchronousQueue holds a task")
-				}
-				if p.PoolSize() > maxSeen {
-					maxSeen = p.PoolSize()
-				}
-			}})
-			if err != nil {
-				t.Fatalf("seed %d case %d: %v\n%s", seed, i, err, y)
-			}
-			s := res.Summary
-			if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
-				t.Fatalf("seed %d case %d: conservation broken in the summary: %+v", seed, i, s)
-			}
-			if s.LargestPoolSize != maxSeen {
-				t.Fatalf("seed %d case %d: largest_pool_size %d but %d workers were seen", seed, i, s.LargestPoolSize, maxSeen)
-			}
-		}()
-	}
+		s := res.Summary
+		if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
+			c.fail("conservation broken in the summary: %+v", s)
+		}
+		if s.LargestPoolSize != maxSeen {
+			c.fail("largest_pool_size %d but %d workers were seen", s.LargestPoolSize, maxSeen)
+		}
+	})
 }
 
 func randomScenario(rng *rand.Rand) string {
@@ -231,5 +210,49 @@ workload:
 		if !close(c.a, c.b) {
 			t.Errorf("%s: %v vs %v under time scaling by 3", c.name, c.a, c.b)
 		}
+	}
+}
+
+// propertyCase is one generated scenario of a property test.
+type propertyCase struct {
+	sc   *scenarios.Scenario
+	yaml string
+	// fail ends the test with the message, the seed and case number, the
+	// scenario and the command that reproduces it.
+	fail func(format string, args ...any)
+}
+
+// randomScenarios runs check on n scenarios made by gen (short of them under
+// -short), seeded from the clock or POOLSIM_PROPERTY_SEED. The model's
+// invariant checks panic; a panic inside check is reported like a failure.
+func randomScenarios(t *testing.T, n, short int, stream uint64, gen func(*rand.Rand) string, check func(c propertyCase)) {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("POOLSIM_PROPERTY_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	if testing.Short() {
+		n = short
+	}
+	rng := rand.New(rand.NewPCG(seed, stream))
+	for i := 0; i < n; i++ {
+		y := gen(rng)
+		sc, err := scenarios.Parse([]byte(y), "random.yaml", nil)
+		if err != nil {
+			t.Fatalf("generated an invalid scenario (seed %d, case %d): %v\n%s", seed, i, err, y)
+		}
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("seed %d case %d: %s\nscenario:\n%s\nreproduce: POOLSIM_PROPERTY_SEED=%d go test ./sim -run '^%s$'",
+				seed, i, fmt.Sprintf(format, args...), y, seed, t.Name())
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					fail("invariant broken: %v", r)
+				}
+			}()
+			check(propertyCase{sc: sc, yaml: y, fail: fail})
+		}()
 	}
 }
