@@ -117,8 +117,9 @@ func styleFor(i int) draw.LineStyle {
 }
 
 // Comparison draws one line per run for a timeline column (e.g.
-// "pool_size", "queue_len", "wait_p99_s") and writes a PNG. Events in o are
-// drawn when they apply to every run.
+// "pool_size", "queue_len", "wait_p99_s") and writes a PNG. Every event in o
+// is marked; the caller names the run an event belongs to in its label when
+// it is not common to all (see report's overlays).
 func Comparison(w io.Writer, runs []Run, metric string, o Options) error {
 	wd, ht, err := o.size()
 	if err != nil {

@@ -43,6 +43,9 @@ type Scenario struct {
 	// them in comparison charts (pool size, busy, queue, rejections, wait
 	// p99). Optional.
 	Timeline *plots.Timeline
+	// Events are the run's runtime events (resizes, shutdowns), marked on
+	// the comparison charts. Optional.
+	Events []plots.Event
 }
 
 // KV is one summary entry, its value as printed in summary.json.
@@ -176,26 +179,61 @@ func build(r Report) (*page, error) {
 // scenarios have timelines.
 func overlays(r Report) ([]Image, error) {
 	var runs []plots.Run
+	var withTimeline []Scenario
 	for _, s := range r.Scenarios {
 		if s.Timeline != nil {
 			runs = append(runs, plots.Run{Name: s.Name, Timeline: s.Timeline})
+			withTimeline = append(withTimeline, s)
 		}
 	}
 	if len(runs) < 2 {
 		return nil, nil
 	}
+	events := overlayEvents(withTimeline)
 	var out []Image
 	for _, m := range overlayMetrics {
 		if !allHave(runs, m.col) {
 			continue
 		}
 		var buf bytes.Buffer
-		if err := plots.Comparison(&buf, runs, m.col, plots.Options{Title: r.Title}); err != nil {
+		if err := plots.Comparison(&buf, runs, m.col, plots.Options{Title: r.Title, Events: events}); err != nil {
 			return nil, fmt.Errorf("report: comparison of %s: %w", m.col, err)
 		}
 		out = append(out, Image{PNG: buf.Bytes(), Caption: m.caption})
 	}
 	return out, nil
+}
+
+// overlayEvents lists the runtime events to mark on a comparison: an event
+// every scenario has (same instant, same label) once as it is, any other
+// prefixed with its scenario's name, in scenario order.
+func overlayEvents(ss []Scenario) []plots.Event {
+	count := map[plots.Event]int{}
+	for _, s := range ss {
+		seen := map[plots.Event]bool{}
+		for _, e := range s.Events {
+			if !seen[e] {
+				seen[e] = true
+				count[e]++
+			}
+		}
+	}
+	var out []plots.Event
+	done := map[plots.Event]bool{}
+	for _, s := range ss {
+		for _, e := range s.Events {
+			switch {
+			case count[e] == len(ss):
+				if !done[e] {
+					done[e] = true
+					out = append(out, e)
+				}
+			default:
+				out = append(out, plots.Event{AtS: e.AtS, Label: s.Name + ": " + e.Label})
+			}
+		}
+	}
+	return out
 }
 
 // allHave reports whether every run has the column with at least one value.

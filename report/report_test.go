@@ -410,3 +410,27 @@ func TestSelfContainedCheckCatches(t *testing.T) {
 		t.Errorf("an unclosed void element parsed as XML; the well-formedness check is toothless")
 	}
 }
+
+// TestOverlayEvents: an event every compared scenario has is marked once as
+// it is; one scenario's own events carry its name, so a resize in the LIFO
+// run is not mistaken for one in the FIFO run.
+func TestOverlayEvents(t *testing.T) {
+	shutdown := plots.Event{AtS: 600, Label: "shutdown"}
+	ss := []Scenario{
+		{Name: "fifo", Events: []plots.Event{{AtS: 60, Label: "set core=20"}, shutdown}},
+		{Name: "lifo", Events: []plots.Event{shutdown, {AtS: 60, Label: "set core=30"}}},
+		{Name: "plain", Events: []plots.Event{shutdown, shutdown}},
+	}
+	got := overlayEvents(ss)
+	want := []plots.Event{
+		{AtS: 60, Label: "fifo: set core=20"},
+		shutdown,
+		{AtS: 60, Label: "lifo: set core=30"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("overlay events\n got %+v\nwant %+v", got, want)
+	}
+	if got := overlayEvents(ss[:1]); !reflect.DeepEqual(got, ss[0].Events) {
+		t.Fatalf("a single scenario's events are common to all: got %+v", got)
+	}
+}

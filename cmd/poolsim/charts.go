@@ -26,16 +26,22 @@ func chartTitle(sc *scenarios.Scenario) string {
 	return fmt.Sprintf("%s · %s: core %d, max %s, keepAlive %v, %s queue", sc.Name, sc.Pool.Preset, c.Core, max, c.KeepAlive, c.Queue)
 }
 
+// runEvents are the run's runtime events as the charts mark them.
+func runEvents(res *sim.Result) []plots.Event {
+	var out []plots.Event
+	for _, e := range res.Applied {
+		out = append(out, plots.Event{AtS: e.At.Seconds(), Label: e.What})
+	}
+	return out
+}
+
 // makeCharts draws the run's charts from its recorded timeline.
 func makeCharts(sc *scenarios.Scenario, res *sim.Result, timeline []byte) (*plots.Timeline, []chart, error) {
 	tl, err := plots.ReadTimeline(bytes.NewReader(timeline))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the run's timeline: %w", err)
 	}
-	o := plots.Options{Title: chartTitle(sc)}
-	for _, e := range res.Applied {
-		o.Events = append(o.Events, plots.Event{AtS: e.At.Seconds(), Label: e.What})
-	}
+	o := plots.Options{Title: chartTitle(sc), Events: runEvents(res)}
 	var ss plots.SteadyState
 	for _, q := range res.WaitCDF {
 		ss.Wait = append(ss.Wait, plots.Quantile{Q: q.Q, Seconds: q.Seconds})

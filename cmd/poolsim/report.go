@@ -73,7 +73,7 @@ offline in any browser. The charts are also written as PNG files beside it.`,
 				if err != nil {
 					return err
 				}
-				rs := report.Scenario{Name: sc.Name, YAML: sc.Listing(), Summary: kv, Timeline: tl, Explain: explainText(c, sc, res)}
+				rs := report.Scenario{Name: sc.Name, YAML: sc.Listing(), Summary: kv, Timeline: tl, Events: runEvents(res), Explain: explainText(c, sc, res)}
 				for _, ch := range charts {
 					rs.Images = append(rs.Images, report.Image{PNG: ch.png, Caption: ch.caption})
 					name := fmt.Sprintf("%02d-%s-%s", i+1, sanitize(sc.Name), ch.file)
