@@ -39,7 +39,7 @@ type Spread struct {
 type Metrics struct {
 	PoolMean, IdleTimed, IdleUntimed, Busy, QueueMean float64
 	WaitP99, WaitMean                                 float64
-	Rejected, Submitted, ThreadsCreated               int64
+	Rejected, Submitted, ThreadsCreated               int64 // Rejected: by a full pool, not after shutdown
 	Largest                                           int
 	// Over the whole run, warmup included: the worst per-interval p99 wait
 	// (peaks) and the most busy workers in a sample.
@@ -59,13 +59,18 @@ type WhatIf struct {
 type Explanation struct {
 	Scenario *scenarios.Scenario
 	Result   *sim.Result
-	Steady   Spread
-	Base     Metrics
+	// Config is the pool's configuration during the steady state: the
+	// scenario's, with the runtime events before it applied.
+	Config model.Config
+	Steady Spread
+	Base   Metrics
 	// Process is the arrival process of the steady state (the phase
 	// running at the end): poisson, constant, onoff, burst or trace.
 	Process  string
 	Findings []Finding
 	WhatIfs  []WhatIf
+
+	window window
 }
 
 // Finding is one paragraph of the explanation.
@@ -77,13 +82,18 @@ type Finding struct {
 // Explain runs sc, analyses the steady state and re-simulates the what-ifs
 // that matter for its configuration.
 func Explain(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Explanation, error) {
-	e := &Explanation{Scenario: sc}
+	e := &Explanation{Scenario: sc, window: steadyWindow(sc)}
+	e.Config = e.window.cfg
 	var sizes, timed, untimed, busy []float64
 	var times []time.Duration
 	var peaks peakTracker
+	var all []sim.Sample // kept only when runtime events need them
 	res, err := sim.Run(ctx, sc, sim.Options{OnSample: func(s sim.Sample) {
 		peaks.observe(s)
-		if s.T < sc.Warmup {
+		if len(sc.Events) > 0 {
+			all = append(all, s)
+		}
+		if !e.window.contains(s.T) {
 			return
 		}
 		sizes = append(sizes, float64(s.PoolSize))
@@ -97,14 +107,20 @@ func Explain(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Explana
 	}
 	e.Result = res
 	e.Steady = spread(sizes, timed, untimed, busy, times)
-	// Busy and idle counts come from the time-weighted means: samples can
-	// alias with periodic arrivals.
-	e.Steady.Busy, e.Steady.IdleTimed, e.Steady.Untimed = float64(res.Summary.BusyMean), float64(res.Summary.IdleTimedMean), float64(res.Summary.IdleUntimedMean)
+	if e.window.whole(sc) {
+		// Busy and idle counts come from the time-weighted means: samples
+		// can alias with periodic arrivals.
+		e.Steady.Busy, e.Steady.IdleTimed, e.Steady.Untimed = float64(res.Summary.BusyMean), float64(res.Summary.IdleTimedMean), float64(res.Summary.IdleUntimedMean)
+	}
 	e.Base = metrics(res.Summary, peaks)
 	e.Process = steadyProcess(sc)
 	e.analyse()
+	e.changes(all)
 	if !opt.NoWhatIfs {
 		for _, w := range e.whatIfs() {
+			if e.window.overridden(w.Sets) {
+				continue // a runtime event replaces the value before the steady state
+			}
 			alt, err := resimulate(ctx, sc, w.Sets)
 			if err != nil {
 				w.Error = err.Error()
@@ -159,7 +175,7 @@ func metrics(s sim.Summary, p peakTracker) Metrics {
 		PeakWaitP99: p.waitP99, PeakBusy: p.busy,
 		PoolMean: float64(s.PoolSizeMean), IdleTimed: float64(s.IdleTimedMean), IdleUntimed: float64(s.IdleUntimedMean),
 		Busy: float64(s.BusyMean), QueueMean: float64(s.QueueLenMean), WaitP99: float64(s.WaitP99), WaitMean: float64(s.WaitMean),
-		Rejected: s.Rejected, Submitted: s.Submitted, ThreadsCreated: s.ThreadsCreated, Largest: s.LargestPoolSize,
+		Rejected: s.Rejected - s.RejectedAfterShutdown, Submitted: s.Submitted, ThreadsCreated: s.ThreadsCreated, Largest: s.LargestPoolSize,
 	}
 }
 
@@ -223,7 +239,7 @@ func (e *Explanation) add(title, format string, args ...any) {
 // analyse writes the findings that apply.
 func (e *Explanation) analyse() {
 	sc, s, st := e.Scenario, e.Result.Summary, e.Steady
-	c := sc.Pool.Config
+	c := e.Config
 	handOff := c.HandOff()
 	queue := c.Queue.JavaName()
 	if st.Samples == 0 {
@@ -299,14 +315,18 @@ func (e *Explanation) analyse() {
 			queue, limit, c.Core, map[bool]string{true: "; with core 0 the recheck keeps exactly one", false: ""}[c.Core == 0], s.QueueLenMax, sizeText(c.Max))
 	}
 
-	// Rejections.
-	if s.Rejected > 0 {
+	// Rejections: those of a full pool, then those of a shut-down one.
+	if full := s.Rejected - s.RejectedAfterShutdown; full > 0 {
 		why := fmt.Sprintf("all %s workers were busy and the %s was full (capacity %s)", sizeText(c.Max), queue, sizeText(c.QueueCapacity))
 		if c.Queue == model.Synchronous {
 			why = fmt.Sprintf("all %s workers were busy, so the SynchronousQueue found nobody to hand the task to", sizeText(c.Max))
 		}
 		e.add("Why tasks were rejected", "%d of %d tasks (%s) were rejected (%s). A task is rejected only when, at that instant, %s (R6, R32–R35); idle workers at other times do not help. Policy %s: %s.",
-			s.Rejected, s.Submitted, pct(float64(s.Rejected)/float64(s.Submitted)), c.Rejection, why, c.Rejection, policyText(c.Rejection, s))
+			full, s.Submitted, pct(float64(full)/float64(s.Submitted)), c.Rejection, why, c.Rejection, policyText(c.Rejection, s))
+	}
+	if s.RejectedAfterShutdown > 0 {
+		e.add("Rejected after shutdown", "%d tasks submitted after the pool was shut down were rejected: a shut-down pool hands every new task to its rejection policy (%s), however idle it is (R5, R6, R27, R28).",
+			s.RejectedAfterShutdown, c.Rejection)
 	}
 
 	// Queueing delay and overload.
@@ -335,8 +355,8 @@ func sizeCap(c model.Config) int {
 // mechanism explains which idle worker receives the next task, the idle
 // gaps that follow, and the equilibrium they imply (R47, R50, R54, R55, R78).
 func (e *Explanation) mechanism(lambda, svc float64, handOff model.HandOff) {
-	sc, s, st := e.Scenario, e.Result.Summary, e.Steady
-	c := sc.Pool.Config
+	s, st := e.Result.Summary, e.Steady
+	c := e.Config
 	k := c.KeepAlive
 	gap := float64(s.IdleGapMean)
 	idle := st.IdleTimed + st.Untimed
@@ -382,7 +402,7 @@ func queueWho(c model.Config) string {
 func policyText(p model.Policy, s sim.Summary) string {
 	switch p {
 	case model.AbortPolicy:
-		return fmt.Sprintf("each threw RejectedExecutionException to the submitter and the task was lost (%d aborted)", s.Aborted)
+		return fmt.Sprintf("each threw RejectedExecutionException to the submitter and the task was lost (%d aborted)", max(s.Aborted-s.RejectedAfterShutdown, 0))
 	case model.CallerRunsPolicy:
 		return fmt.Sprintf("the submitter ran %d of them itself", s.CallerRan)
 	case model.DiscardPolicy:

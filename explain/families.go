@@ -13,8 +13,8 @@ import (
 // (spec §7). It reports whether it did, in which case the ThreadPoolExecutor
 // reasoning of analyse does not apply.
 func (e *Explanation) familyFindings() bool {
-	sc, s, st := e.Scenario, e.Result.Summary, e.Steady
-	c := sc.Pool.Config
+	s, st := e.Result.Summary, e.Steady
+	c := e.Config
 	switch c.Flavor {
 	case model.Scheduled:
 		switch {

@@ -11,8 +11,8 @@ import (
 
 // whatIfs chooses the configuration changes that matter for this pool.
 func (e *Explanation) whatIfs() []WhatIf {
-	sc, s, st := e.Scenario, e.Result.Summary, e.Steady
-	c := sc.Pool.Config
+	s, st := e.Result.Summary, e.Steady
+	c := e.Config
 	var out []WhatIf
 	add := func(name, why string, sets ...string) { out = append(out, WhatIf{Name: name, Why: why, Sets: sets}) }
 	if c.Flavor == model.Jetty && s.LargestPoolSize > c.Core {
@@ -69,7 +69,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 			"a full bounded queue makes execute add threads up to max (R6); beyond that, tasks are rejected",
 			fmt.Sprintf("pool.queue.capacity=%d", capacity))
 	}
-	if s.Rejected > 0 {
+	if s.Rejected > s.RejectedAfterShutdown {
 		if c.Queue != model.Synchronous && c.QueueCapacity != model.Unbounded {
 			add(fmt.Sprintf("queue capacity %d → %d", c.QueueCapacity, 2*c.QueueCapacity), "more room before rejecting, at the cost of waiting",
 				fmt.Sprintf("pool.queue.capacity=%d", 2*c.QueueCapacity))

@@ -123,14 +123,17 @@ type Summary struct {
 	Name string `json:"name"`
 	Seed uint64 `json:"seed"`
 
-	Submitted  int64 `json:"submitted"`
-	Completed  int64 `json:"completed"`
-	Rejected   int64 `json:"rejected"`
-	Discarded  int64 `json:"discarded"`
-	CallerRan  int64 `json:"caller_ran"`
-	QueuedEnd  int64 `json:"queued_end"`
-	RunningEnd int64 `json:"running_end"`
-	Failed     int64 `json:"failed"`
+	Submitted int64 `json:"submitted"`
+	Completed int64 `json:"completed"`
+	Rejected  int64 `json:"rejected"`
+	// RejectedAfterShutdown counts the rejections that came from the pool
+	// being shut down (R27, R28) rather than from a full pool.
+	RejectedAfterShutdown int64 `json:"rejected_after_shutdown"`
+	Discarded             int64 `json:"discarded"`
+	CallerRan             int64 `json:"caller_ran"`
+	QueuedEnd             int64 `json:"queued_end"`
+	RunningEnd            int64 `json:"running_end"`
+	Failed                int64 `json:"failed"`
 
 	LargestPoolSize int   `json:"largest_pool_size"`
 	FinalPoolSize   int   `json:"final_pool_size"`
@@ -294,43 +297,44 @@ func (r *runner) result() *Result {
 		return Stat(d.Seconds())
 	}
 	s := Summary{
-		Name:            r.sc.Name,
-		Seed:            r.sc.Seed,
-		Submitted:       rec.submitted,
-		Completed:       rec.completed,
-		Rejected:        rec.rejected,
-		Discarded:       rec.discarded,
-		CallerRan:       rec.callerRan,
-		QueuedEnd:       int64(p.QueueLen()),
-		RunningEnd:      int64(p.ActiveCount()),
-		Failed:          rec.failed,
-		LargestPoolSize: p.LargestPoolSize(),
-		FinalPoolSize:   p.PoolSize(),
-		PoolSizeMean:    mean(rec.areaPool),
-		PoolSizeMax:     rec.poolSizeMax,
-		BusyMean:        mean(rec.areaBusy),
-		IdleTimedMean:   mean(rec.areaTimed),
-		IdleUntimedMean: mean(rec.areaUntimed),
-		QueueLenMean:    mean(rec.areaQueue),
-		QueueLenMax:     rec.queueLenMax,
-		FinalIdleTimed:  p.Count(model.IdleTimed),
-		FinalIdleUntime: p.Count(model.IdleUntimed),
-		FinalBusy:       p.ActiveCount(),
-		SteadyTasks:     rec.nWait,
-		WaitMean:        avg(rec.waitSum, rec.nWait),
-		WaitP50:         Stat(quantile(rec.wait, rec.nWait, 0.50, rec.waitMax)),
-		WaitP90:         Stat(quantile(rec.wait, rec.nWait, 0.90, rec.waitMax)),
-		WaitP99:         Stat(quantile(rec.wait, rec.nWait, 0.99, rec.waitMax)),
-		WaitMax:         maxOf(rec.waitMax, rec.nWait),
-		ResponseMean:    avg(rec.responseSum, rec.nResponse),
-		ResponseP50:     Stat(quantile(rec.response, rec.nResponse, 0.50, rec.responseMax)),
-		ResponseP99:     Stat(quantile(rec.response, rec.nResponse, 0.99, rec.responseMax)),
-		ResponseMax:     maxOf(rec.responseMax, rec.nResponse),
-		SubmitDelayMean: avg(rec.submitDelaySum, rec.nSubmitSteady),
-		SubmitDelayMax:  maxOf(rec.submitDelayMax, rec.nSubmitSteady),
-		CallerBusy:      Stat(rec.callerBusy.Seconds()),
-		ThreadsCreated:  rec.threadsCreated,
-		ThreadsExited:   rec.threadsExited,
+		Name:                  r.sc.Name,
+		Seed:                  r.sc.Seed,
+		Submitted:             rec.submitted,
+		Completed:             rec.completed,
+		Rejected:              rec.rejected,
+		RejectedAfterShutdown: rec.rejectedAfterShutdown,
+		Discarded:             rec.discarded,
+		CallerRan:             rec.callerRan,
+		QueuedEnd:             int64(p.QueueLen()),
+		RunningEnd:            int64(p.ActiveCount()),
+		Failed:                rec.failed,
+		LargestPoolSize:       p.LargestPoolSize(),
+		FinalPoolSize:         p.PoolSize(),
+		PoolSizeMean:          mean(rec.areaPool),
+		PoolSizeMax:           rec.poolSizeMax,
+		BusyMean:              mean(rec.areaBusy),
+		IdleTimedMean:         mean(rec.areaTimed),
+		IdleUntimedMean:       mean(rec.areaUntimed),
+		QueueLenMean:          mean(rec.areaQueue),
+		QueueLenMax:           rec.queueLenMax,
+		FinalIdleTimed:        p.Count(model.IdleTimed),
+		FinalIdleUntime:       p.Count(model.IdleUntimed),
+		FinalBusy:             p.ActiveCount(),
+		SteadyTasks:           rec.nWait,
+		WaitMean:              avg(rec.waitSum, rec.nWait),
+		WaitP50:               Stat(quantile(rec.wait, rec.nWait, 0.50, rec.waitMax)),
+		WaitP90:               Stat(quantile(rec.wait, rec.nWait, 0.90, rec.waitMax)),
+		WaitP99:               Stat(quantile(rec.wait, rec.nWait, 0.99, rec.waitMax)),
+		WaitMax:               maxOf(rec.waitMax, rec.nWait),
+		ResponseMean:          avg(rec.responseSum, rec.nResponse),
+		ResponseP50:           Stat(quantile(rec.response, rec.nResponse, 0.50, rec.responseMax)),
+		ResponseP99:           Stat(quantile(rec.response, rec.nResponse, 0.99, rec.responseMax)),
+		ResponseMax:           maxOf(rec.responseMax, rec.nResponse),
+		SubmitDelayMean:       avg(rec.submitDelaySum, rec.nSubmitSteady),
+		SubmitDelayMax:        maxOf(rec.submitDelayMax, rec.nSubmitSteady),
+		CallerBusy:            Stat(rec.callerBusy.Seconds()),
+		ThreadsCreated:        rec.threadsCreated,
+		ThreadsExited:         rec.threadsExited,
 
 		Aborted:              rec.lost[model.Aborted],
 		DiscardedByPolicy:    rec.lost[model.Discarded],

@@ -54,6 +54,7 @@ type recorder struct {
 	gapMax                             time.Duration
 	serviceSum                         float64 // nanoseconds, of tasks started in the steady state
 	firstThreadFailure, firstRejection time.Duration
+	rejectedAfterShutdown              int64
 	haveThreadFailure, haveRejection   bool
 	shutdownAt, terminatedAt           time.Duration
 	haveShutdown, haveTerminated       bool
@@ -263,6 +264,9 @@ func (r *runner) Rejected(now time.Duration, t *model.Task) {
 	}
 	rec := r.rec
 	rec.rejected++
+	if r.pool.RunState() >= model.PoolShutdown {
+		rec.rejectedAfterShutdown++
+	}
 	if !rec.haveRejection {
 		rec.haveRejection, rec.firstRejection = true, now
 	}
