@@ -219,6 +219,9 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 	fmt.Fprintf(w, "%s: %s simulated (seed %d) in %.3fs, %d events\n", sc.Name, span, s.Seed, res.Perf.WallS, s.Events)
 	fmt.Fprintf(w, "  pool      %s: %s\n", sc.Pool.Preset, scenarios.Describe(sc.Pool.Config))
 	fmt.Fprintf(w, "  tasks     %d submitted: %d completed, %d rejected", s.Submitted, s.Completed, s.Rejected)
+	if s.RejectedAfterShutdown > 0 {
+		fmt.Fprintf(w, " (%d after shutdown)", s.RejectedAfterShutdown)
+	}
 	if s.CallerRan > 0 {
 		fmt.Fprintf(w, " (%d ran on the caller)", s.CallerRan)
 	}
