@@ -62,7 +62,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 				fmt.Sprintf("%s=%s", key, trim(fmt.Sprintf("%.6f", e.steadyRate()/2))))
 		}
 	}
-	unboundedQueue := c.Queue != model.Synchronous && c.QueueCapacity == model.Unbounded
+	unboundedQueue := c.Queue != model.Synchronous && c.Queue != model.Priority && c.QueueCapacity == model.Unbounded
 	if unboundedQueue && c.Max > c.Core && s.QueueLenMax > 0 && c.Flavor == model.JDK {
 		capacity := max(2*c.Core, 10)
 		add(fmt.Sprintf("bounded queue of %d", capacity),

@@ -401,6 +401,24 @@ func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) e
 	})
 }
 
+// queueKeysApply refuses queue keys the chosen queue does not have, rather
+// than ignoring them: a SynchronousQueue holds nothing (R49) and a
+// PriorityBlockingQueue is unbounded (R53; its constructor's capacity is
+// only an initial array size), and only ArrayBlockingQueue and
+// SynchronousQueue take a fairness flag (R48, R50).
+func (d *decoder) queueKeysApply(c *model.Config, pn *poolNodes) error {
+	name := c.Queue.JavaName()
+	switch {
+	case pn.capacity != nil && c.Queue == model.Synchronous:
+		return d.errAt(pn.capacity, "pool.queue.capacity", "does not apply to a SynchronousQueue, which holds no task: it hands each one to a waiting worker or refuses it (R49)", "leave it out, or use type linked or array for a bounded queue")
+	case pn.capacity != nil && c.Queue == model.Priority:
+		return d.errAt(pn.capacity, "pool.queue.capacity", "does not apply to a PriorityBlockingQueue, which is unbounded: its constructor's initialCapacity only sizes the first array (R53)", "leave it out, or use type linked or array for a bounded queue")
+	case pn.fair != nil && c.Queue != model.Array && c.Queue != model.Synchronous:
+		return d.errAt(pn.fair, "pool.queue.fair", fmt.Sprintf("does not apply to a %s, which has no fairness setting", name), "fair is for type array (R48) or synchronous (R50)")
+	}
+	return nil
+}
+
 // finishPool applies the preset's rules and the JDK constructor's checks.
 func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 	pre, _ := LookupPreset(sc.Pool.Preset)
@@ -441,6 +459,9 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 		c.Core = c.Max // getMinSpareThreads() = min(minSpareThreads, maxThreads) (R73)
 	}
 	if err := d.finishFamily(sc, pn); err != nil {
+		return err
+	}
+	if err := d.queueKeysApply(c, pn); err != nil {
 		return err
 	}
 	if err := c.Validate(); err != nil {

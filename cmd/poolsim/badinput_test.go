@@ -63,6 +63,13 @@ var badInputs = []badInput{
 	// A key that exists, but not for this distribution.
 	{"cv on exponential", []string{"run", bad + "cv-on-exponential.yaml"}, 2,
 		`testdata/bad/cv-on-exponential.yaml:3:93: workload.service.cv: does not apply to the distribution exponential (keys: dist, mean)`},
+	// A queue key the chosen queue does not have (R49, R53, R48/R50).
+	{"capacity on a synchronous queue", []string{"run", bad + "capacity-on-synchronous.yaml"}, 2,
+		`testdata/bad/capacity-on-synchronous.yaml:1:42: pool.queue.capacity: does not apply to a SynchronousQueue, which holds no task: it hands each one to a waiting worker or refuses it (R49) (leave it out, or use type linked or array for a bounded queue)`},
+	{"capacity on a priority queue", []string{"run", bad + "capacity-on-priority.yaml"}, 2,
+		`testdata/bad/capacity-on-priority.yaml:1:59: pool.queue.capacity: does not apply to a PriorityBlockingQueue, which is unbounded: its constructor's initialCapacity only sizes the first array (R53) (leave it out, or use type linked or array for a bounded queue)`},
+	{"fair on a linked queue", []string{"run", bad + "fair-on-linked.yaml"}, 2,
+		`testdata/bad/fair-on-linked.yaml:1:67: pool.queue.fair: does not apply to a LinkedBlockingQueue, which has no fairness setting (fair is for type array (R48) or synchronous (R50))`},
 	// The same key twice.
 	{"duplicate key", []string{"run", bad + "duplicate-key.yaml"}, 2,
 		`testdata/bad/duplicate-key.yaml:1:32: pool.core: key given twice (first at line 1)`},
