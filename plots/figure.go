@@ -137,14 +137,35 @@ func addLines(p *plot.Plot, segs []plotter.XYs, sty draw.LineStyle) (plot.Thumbn
 			p.Add(sc)
 			continue
 		}
-		l, err := plotter.NewLine(s)
-		if err != nil {
-			return nil, err
+		for _, c := range strokeChunks(s) {
+			l, err := plotter.NewLine(c)
+			if err != nil {
+				return nil, err
+			}
+			l.LineStyle = sty
+			p.Add(l)
 		}
-		l.LineStyle = sty
-		p.Add(l)
 	}
 	return thumb, nil
+}
+
+// strokeChunk is how many points one stroke draws at most.
+const strokeChunk = 64
+
+// strokeChunks cuts a long polyline into pieces of strokeChunk points that
+// share their end points, so it draws as the same line. The rasterizer
+// (freetype's, under vgimg) searches a list of cells per scanline that
+// grows with the path: one stroke of a noisy 2,400-point series cost about
+// a second, the pieces a small fraction of it.
+func strokeChunks(xys plotter.XYs) []plotter.XYs {
+	if len(xys) <= strokeChunk {
+		return []plotter.XYs{xys}
+	}
+	var out []plotter.XYs
+	for i := 0; i < len(xys)-1; i += strokeChunk - 1 {
+		out = append(out, xys[i:min(i+strokeChunk, len(xys))])
+	}
+	return out
 }
 
 // noThumb is a legend entry with text only (e.g. "max unbounded").
@@ -358,6 +379,23 @@ type eventThumb struct{}
 func (eventThumb) Thumbnail(c *draw.Canvas) {
 	x := (c.Min.X + c.Max.X) / 2
 	c.StrokeLine2(lineStyle(colEvent, 1.3, []vg.Length{vg.Points(3), vg.Points(2)}), x, c.Min.Y, x, c.Max.Y)
+}
+
+// bandPieces cuts a band into pieces of at most 4·strokeChunk samples for
+// filling, for the rasterizer's sake (see strokeChunks). Neighbouring pieces
+// overlap by two samples: the fills are opaque, so the overlap is invisible,
+// and no anti-aliased seam shows where two pieces meet.
+func bandPieces(b Band) []Band {
+	const n = 4 * strokeChunk
+	if len(b.Upper) <= n {
+		return []Band{b}
+	}
+	var out []Band
+	for i := 0; i < len(b.Upper)-2; i += n - 2 {
+		j := min(i+n, len(b.Upper))
+		out = append(out, Band{Name: b.Name, Lower: b.Lower[i:j], Upper: b.Upper[i:j]})
+	}
+	return out
 }
 
 // bandPolygon fills the area between Lower and Upper of a Band.

@@ -149,11 +149,13 @@ func ThreadTimeline(w io.Writer, tl *Timeline, o Options) error {
 	pn := newPanel(p)
 	fills := []color.Color{colBlue, colOrange, colGreen}
 	for i, b := range s.Bands {
-		pg, err := bandPolygon(b, fills[i])
-		if err != nil {
-			return fmt.Errorf("plots: thread timeline: %w", err)
+		for _, piece := range bandPieces(b) {
+			pg, err := bandPolygon(piece, fills[i])
+			if err != nil {
+				return fmt.Errorf("plots: thread timeline: %w", err)
+			}
+			p.Add(pg)
 		}
-		p.Add(pg)
 	}
 	// Edges top band first, so where layers coincide (a spike of busy
 	// threads) the lower layer's colour shows.
