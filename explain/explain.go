@@ -371,12 +371,26 @@ func (e *Explanation) mechanism(lambda, svc float64, handOff model.HandOff) {
 	case "constant":
 		ceiling := fmt.Sprintf("With periodic arrivals a pool of N survives iff N/λ − S < K, so it shrinks until N = ⌈λ(K+S)⌉ − 1 = ⌈%s/s × %ss⌉ − 1 = %d workers and then stays there indefinitely (R78)",
 			f2(lambda), trim(fmt.Sprintf("%.4f", k.Seconds()+svc)), PlateauPeriodic(lambda, k, time.Duration(svc*1e9)))
-		text += " " + ceiling + fmt.Sprintf("; the simulation holds %s (the plateau is a ceiling: a pool that never grew that far stays smaller, and never below core %d).", f1(st.Mean), c.Core)
+		if plateau := PlateauPeriodic(lambda, k, time.Duration(svc*1e9)); c.Max != model.Unbounded && plateau >= c.Max {
+			text += " " + ceiling + fmt.Sprintf(". That is at least max (%d), so this mechanism never shrinks the pool; it holds %s on average.", c.Max, f1(st.Mean))
+		} else {
+			text += " " + ceiling + fmt.Sprintf("; the simulation holds %s (the plateau is a ceiling: a pool that never grew that far stays smaller, and never below core %d).", f1(st.Mean), c.Core)
+		}
 	case "poisson", "onoff":
 		n := int(math.Round(st.Mean))
 		rate := PoissonDeathRate(lambda, k, max(n-int(math.Round(st.Busy)), 1))
-		text += fmt.Sprintf(" With random (Poisson) arrivals a worker's wait for its turn is the time for N arrivals, so a wait ends in death with probability P(Poisson(λK) ≤ N−1); at N = %d the pool loses about λ·P = %s workers per hour (R78). It falls quickly to somewhat below λK = %s, then ever more slowly: %s at %v, %s at %v in this run.",
-			n, f2(rate*3600), f1(lambda*k.Seconds()), f0(st.First), st.FirstAt, f0(st.Last), st.LastAt)
+		text += fmt.Sprintf(" With random (Poisson) arrivals a worker's wait for its turn is the time for N arrivals, so a wait ends in death with probability P(Poisson(λK) ≤ N−1); at N = %d the pool loses about λ·P = %s workers per hour (R78).",
+			n, f2(rate*3600))
+		switch lk := lambda * k.Seconds(); {
+		case c.Max != model.Unbounded && lk >= float64(c.Max):
+			text += fmt.Sprintf(" Here λK = %s is above max (%d): even a pool of max idle workers gives each a task well within keepAlive, so this mechanism never shrinks it; it holds %s on average.",
+				f1(lk), c.Max, f1(st.Mean))
+		case st.First > st.Last:
+			text += fmt.Sprintf(" A pool larger than that falls quickly to somewhat below λK = %s, then ever more slowly: %s at %v, %s at %v in this run.",
+				f1(lk), f0(st.First), st.FirstAt, f0(st.Last), st.LastAt)
+		default:
+			text += fmt.Sprintf(" A pool larger than that falls quickly to somewhat below λK = %s, then ever more slowly; this one holds %s on average.", f1(lk), f1(st.Mean))
+		}
 	default:
 		text += fmt.Sprintf(" The pool settles where the idle gap matches keepAlive; λK = %s is the scale.", f1(lambda*k.Seconds()))
 	}

@@ -231,3 +231,19 @@ func findingsText(e *Explanation) string {
 	}
 	return b.String()
 }
+
+// TestExplainPlateauAboveMax: when λK exceeds max, a FIFO hand-off cannot
+// shrink the pool at all (R78 caps nothing below max); the explanation must
+// say so rather than promise a fall towards λK.
+func TestExplainPlateauAboveMax(t *testing.T) {
+	e := explainYAML(t, `
+duration: 10m
+warmup: 1m
+pool: {core: 2, max: 4, keepAlive: 30s, queue: {type: array, capacity: 8}}
+workload: {arrivals: {process: poisson, rate: 25}, service: {dist: exponential, mean: 100ms}}
+`)
+	text := findingsText(e)
+	if !strings.Contains(text, "is above max (4): even a pool of max idle workers") || strings.Contains(text, "falls quickly") {
+		t.Errorf("want the capped case, λK far above max 4:\n%s", text)
+	}
+}
