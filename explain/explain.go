@@ -181,7 +181,7 @@ func metrics(s sim.Summary, p peakTracker) Metrics {
 
 // steadyProcess names the arrival process running at the end of the run.
 func steadyProcess(sc *scenarios.Scenario) string {
-	if sc.Workload.Trace != "" {
+	if sc.Workload.Trace != "" || sc.Workload.AccessLog != nil {
 		return "trace"
 	}
 	var t time.Duration
@@ -248,10 +248,10 @@ func (e *Explanation) analyse() {
 	}
 
 	// What the pool looks like.
-	e.add("Steady state", "from %v to %v the pool held %s workers on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s, %s idle WAITING in %s.take(). At the end: %d workers (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
-		st.SteadyFrom, st.SteadyTo, f1(st.Mean), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
+	e.add("Steady state", "from %v to %v the pool held %s on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s, %s idle WAITING in %s.take(). At the end: %s (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
+		st.SteadyFrom, st.SteadyTo, workers(f1(st.Mean)), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
 		f2(st.Busy), f1(st.IdleTimed), timedWait(c), f1(st.Untimed), queue,
-		s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.QueuedEnd)
+		workers(fmt.Sprint(s.FinalPoolSize)), s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.QueuedEnd)
 
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
 	if e.Process == "burst" {
@@ -294,7 +294,10 @@ func (e *Explanation) analyse() {
 	}
 
 	// Growth history.
-	if s.LargestPoolSize > c.Core && c.Flavor == model.Tomcat {
+	if c.Flavor == model.ThreadPerTask {
+		e.add("A thread per task", "Executors.newThreadPerTaskExecutor starts a new thread for every task and never reuses one (R86): %d threads were created for %d tasks, each ending with its task; at most %d were alive at once. Nothing is idle and nothing times out: the cost is one Thread.start() per task (host.threadStart) and a stack per running task.",
+			s.ThreadsCreated, s.Submitted, s.LargestPoolSize)
+	} else if s.LargestPoolSize > c.Core && c.Flavor == model.Tomcat {
 		e.add("How it grew", "the pool reached %d workers: Tomcat's TaskQueue refuses a task whenever no worker is idle and the pool is below maxThreads (%s), so the executor adds a thread for it before queueing anything (R67).",
 			s.LargestPoolSize, sizeText(c.Max))
 	} else if s.LargestPoolSize > c.Core && c.Queue == model.Synchronous {
@@ -305,8 +308,9 @@ func (e *Explanation) analyse() {
 			s.LargestPoolSize, c.Core, queue, sizeText(c.QueueCapacity))
 	}
 
-	// Never grows past core.
-	if c.Queue != model.Synchronous && c.QueueCapacity == model.Unbounded && c.Max > c.Core && s.QueueLenMax > 0 {
+	// Never grows past core. Not Tomcat's TaskQueue: it refuses a task
+	// whenever no worker is idle, however unbounded it is (R67).
+	if c.Queue != model.Synchronous && c.Queue != model.TaskQueue && c.QueueCapacity == model.Unbounded && c.Max > c.Core && s.QueueLenMax > 0 {
 		limit := c.Core
 		if c.Core == 0 {
 			limit = 1
@@ -455,6 +459,14 @@ func sizeText(n int) string {
 		return "unbounded"
 	}
 	return fmt.Sprint(n)
+}
+
+// workers is "1 worker" or "n workers" for a formatted count.
+func workers(n string) string {
+	if n == "1" {
+		return "1 worker"
+	}
+	return n + " workers"
 }
 
 func f0(x float64) string { return fmt.Sprintf("%.0f", x) }

@@ -247,3 +247,34 @@ workload: {arrivals: {process: poisson, rate: 25}, service: {dist: exponential, 
 		t.Errorf("want the capped case, λK far above max 4:\n%s", text)
 	}
 }
+
+// TestExplainTomcatQueuesOnlyAtMax: Tomcat's TaskQueue is unbounded but
+// refuses a task whenever no worker is idle (R67), so a Tomcat pool that
+// queues has grown to maxThreads first; the JDK's "never grows past core"
+// finding (R7) must not be given for it. A thread-per-task executor gets
+// its own finding (R86), not the SynchronousQueue growth story.
+func TestExplainTomcatQueuesOnlyAtMax(t *testing.T) {
+	e := explainYAML(t, `
+duration: 5m
+pool: {preset: tomcat, core: 2, max: 6, keepAlive: 10s}
+workload: {arrivals: {process: poisson, rate: 55}, service: {dist: exponential, mean: 100ms}}
+`)
+	text := findingsText(e)
+	if e.Result.Summary.QueueLenMax == 0 || e.Result.Summary.LargestPoolSize != 6 {
+		t.Fatalf("the case needs a Tomcat pool at max with a queue: largest %d, queue max %d", e.Result.Summary.LargestPoolSize, e.Result.Summary.QueueLenMax)
+	}
+	if strings.Contains(text, "never grows past core") || !strings.Contains(text, "TaskQueue refuses") {
+		t.Errorf("Tomcat explained as a JDK pool on an unbounded queue:\n%s", text)
+	}
+
+	e = explainYAML(t, `
+duration: 10s
+pool: {preset: thread-per-task}
+workload: {arrivals: {process: poisson, rate: 100}, service: {dist: constant, value: 50ms}}
+`)
+	text = findingsText(e)
+	s := e.Result.Summary
+	if !strings.Contains(text, "A thread per task") || strings.Contains(text, "SynchronousQueue accepts") || s.ThreadsCreated != s.Submitted {
+		t.Errorf("thread per task: %d threads for %d tasks:\n%s", s.ThreadsCreated, s.Submitted, text)
+	}
+}
