@@ -248,6 +248,11 @@ type Config struct {
 	// executeExistingDelayedTasksAfterShutdown (default true: delayed
 	// one-shot tasks still run after shutdown, R98). Scheduled flavor only.
 	DropDelayedOnShutdown bool
+	// RemoveOnCancel is ScheduledThreadPoolExecutor's removeOnCancelPolicy
+	// (setRemoveOnCancelPolicy; default false: a cancelled task stays in
+	// the queue until a worker takes it when due, R97). Scheduled flavor
+	// only.
+	RemoveOnCancel bool
 }
 
 // ConfigError is a constructor or setter argument the JDK refuses.

@@ -6,11 +6,14 @@ import "time"
 // time (ScheduledFutureTask.time), its sequence number (ties are broken FIFO
 // by it, R88) and its period: > 0 for scheduleAtFixedRate, < 0 for
 // scheduleWithFixedDelay (the delay, negated, as the JDK stores it), 0 for
-// a one-shot task (R89, R94, R95).
+// a one-shot task (R89, R94, R95). cancelled is the FutureTask's state
+// CANCELLED, set by future.cancel(false) (R97): a queued task keeps its
+// place in the heap, and a running one finishes, but neither runs again.
 type schedule struct {
-	due    time.Duration
-	seq    uint64
-	period time.Duration
+	due       time.Duration
+	seq       uint64
+	period    time.Duration
+	cancelled bool
 }
 
 // periodic reports whether the task repeats (ScheduledFutureTask.isPeriodic).

@@ -10,7 +10,8 @@
 // Shutdown and ShutdownNow — following the numbered rules of
 // shared/spec/threadpool-semantics.md (R1…R110), cited in each doc comment.
 // The ScheduledThreadPoolExecutor (scheduled.go, delayqueue.go) adds
-// Schedule, ScheduleAtFixedRate and ScheduleWithFixedDelay, the
+// Schedule, ScheduleAtFixedRate and ScheduleWithFixedDelay, which return a
+// Future that Cancel cancels (R97, with the removeOnCancelPolicy), the
 // DelayedWorkQueue's leader–follower wait and the shutdown policies
 // (R88–R98); its periodic runs are re-queued by the model, which asks a
 // ScheduleObserver for each run's service time. Jetty's pool (jetty.go)

@@ -57,6 +57,9 @@ const (
 	// EndedByDrain: shutdownNow returned the queued run unrun (R28, R98);
 	// its future is not cancelled.
 	EndedByDrain
+	// EndedByCancel: future.cancel(false) cancelled it, queued or running
+	// (R97).
+	EndedByCancel
 )
 
 func (e PeriodicEnd) String() string {
@@ -65,6 +68,8 @@ func (e PeriodicEnd) String() string {
 		return "exception"
 	case EndedByDrain:
 		return "drained"
+	case EndedByCancel:
+		return "cancel"
 	}
 	return "shutdown"
 }
@@ -84,7 +89,14 @@ type ScheduleObserver interface {
 	// PeriodicEnded reports that the series of t will not run again (R96,
 	// R98): its last run threw, or ended after shutdown; or shutdown
 	// cancelled, or shutdownNow drained, its queued run (reported Lost just
-	// before). A one-shot task with Task.Periodic set is reported too when
-	// shutdown cancels or drains it.
+	// before), or Pool.Cancel cancelled it, queued or running. A one-shot
+	// task with Task.Periodic set is reported too when shutdown cancels or
+	// drains it, or Pool.Cancel cancels it.
 	PeriodicEnded(now time.Duration, t *Task, why PeriodicEnd)
+	// SkippedCancelled reports that w took t, a task whose future was
+	// cancelled, from the queue when it was due, and that its run returned
+	// at once (R97): no service time, no next run, one more completed
+	// task for w (getCompletedTaskCount counts it). t is valid only during
+	// the call.
+	SkippedCancelled(now time.Duration, w *Worker, t *Task)
 }

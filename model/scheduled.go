@@ -46,32 +46,40 @@ func (c Config) validateScheduled() error {
 		return &ConfigError{"queue.capacity", fmt.Sprintf("DelayedWorkQueue is unbounded, got %d", c.QueueCapacity), "R88"}
 	case c.Flavor != Scheduled && (c.ContinuePeriodicAfterShutdown || c.DropDelayedOnShutdown):
 		return &ConfigError{"continueExistingPeriodicTasksAfterShutdown", "a shutdown policy of ScheduledThreadPoolExecutor only", "R98"}
+	case c.Flavor != Scheduled && c.RemoveOnCancel:
+		return &ConfigError{"removeOnCancelPolicy", "a policy of ScheduledThreadPoolExecutor only", "R97"}
 	}
 	return nil
 }
+
+// Future is the ScheduledFuture a schedule call returns, named by its
+// ScheduledFutureTask's sequence number: every run of a periodic task is
+// the same future (reExecutePeriodic queues the same object again, R94).
+// Cancel takes it. The zero Future names no task.
+type Future uint64
 
 // Schedule is schedule(task, delay) (R89): the task is due at now +
 // max(delay, 0) and goes through delayedExecute (R90). execute(task) on a
 // ScheduledThreadPoolExecutor is Schedule(task, 0). The model sets
 // t.Arrival to the due time when that is later, so a task's wait is its
-// lateness. It returns an error only for a pool that is not a
-// ScheduledThreadPoolExecutor.
-func (p *Pool) Schedule(now time.Duration, t Task, delay time.Duration) error {
+// lateness. It returns the task's future (also when the handler rejected
+// it: the JDK's non-throwing policies return it too), and an error only for
+// a pool that is not a ScheduledThreadPoolExecutor.
+func (p *Pool) Schedule(now time.Duration, t Task, delay time.Duration) (Future, error) {
 	if p.dwq == nil {
-		return fmt.Errorf("model: schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
+		return 0, fmt.Errorf("model: schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
 	}
 	p.now = now
-	p.schedule(&t, delay, 0)
-	return nil
+	return p.schedule(&t, delay, 0), nil
 }
 
 // ScheduleAtFixedRate is scheduleAtFixedRate(task, initialDelay, period)
 // (R94): runs due at now+initialDelay, then each previous due time plus
 // period; a late run is followed by the missed ones back to back, never
 // overlapping. period <= 0 is the JDK's IllegalArgumentException.
-func (p *Pool) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, period time.Duration) error {
+func (p *Pool) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, period time.Duration) (Future, error) {
 	if period <= 0 {
-		return &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", period), "R94: scheduleAtFixedRate throws IllegalArgumentException for period <= 0"}
+		return 0, &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", period), "R94: scheduleAtFixedRate throws IllegalArgumentException for period <= 0"}
 	}
 	return p.schedulePeriodic(now, t, initialDelay, period)
 }
@@ -79,23 +87,22 @@ func (p *Pool) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, peri
 // ScheduleWithFixedDelay is scheduleWithFixedDelay(task, initialDelay,
 // delay) (R95): each next run is due delay after the previous run ended.
 // delay <= 0 is the JDK's IllegalArgumentException.
-func (p *Pool) ScheduleWithFixedDelay(now time.Duration, t Task, initialDelay, delay time.Duration) error {
+func (p *Pool) ScheduleWithFixedDelay(now time.Duration, t Task, initialDelay, delay time.Duration) (Future, error) {
 	if delay <= 0 {
-		return &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", delay), "R95: scheduleWithFixedDelay throws IllegalArgumentException for delay <= 0"}
+		return 0, &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", delay), "R95: scheduleWithFixedDelay throws IllegalArgumentException for delay <= 0"}
 	}
 	return p.schedulePeriodic(now, t, initialDelay, -delay)
 }
 
-func (p *Pool) schedulePeriodic(now time.Duration, t Task, initialDelay, period time.Duration) error {
+func (p *Pool) schedulePeriodic(now time.Duration, t Task, initialDelay, period time.Duration) (Future, error) {
 	if p.dwq == nil {
-		return fmt.Errorf("model: periodic schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
+		return 0, fmt.Errorf("model: periodic schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
 	}
 	p.now = now
 	if t.Run == 0 {
 		t.Run = 1
 	}
-	p.schedule(&t, initialDelay, period)
-	return nil
+	return p.schedule(&t, initialDelay, period), nil
 }
 
 // triggerTime is the due time of a task scheduled now with this delay:
@@ -110,13 +117,84 @@ func (p *Pool) triggerTime(delay time.Duration) time.Duration {
 
 // schedule builds the ScheduledFutureTask (a new sequence number) and
 // hands it to delayedExecute.
-func (p *Pool) schedule(t *Task, delay, period time.Duration) {
+func (p *Pool) schedule(t *Task, delay, period time.Duration) Future {
 	p.seq++
 	d := delayed{task: *t, schedule: schedule{due: p.triggerTime(delay), seq: p.seq, period: period}}
 	if d.due > d.task.Arrival {
 		d.task.Arrival = d.due
 	}
 	p.delayedExecute(&d)
+	return Future(d.seq)
+}
+
+// Cancel is future.cancel(false) on a ScheduledFutureTask (R97, JDK 17's
+// ScheduledFutureTask.cancel and FutureTask.cancel): it reports whether the
+// future was still live (state NEW) and is now cancelled. A periodic series
+// ends there, whether its run is queued or running.
+//
+//   - Queued, removeOnCancelPolicy false (the default): the task keeps its
+//     place in the DelayedWorkQueue. The queue's length counts it, and the
+//     leader goes on waiting TIMED_WAITING until it is due; then a worker
+//     takes it and its run returns at once (FutureTask.run finds the state
+//     not NEW): no service time, no next run, one more completed task for
+//     that worker (runWorker counts it).
+//   - Queued, removeOnCancelPolicy true: ThreadPoolExecutor.remove takes it
+//     out of the heap at once (DelayedWorkQueue.remove), then tryTerminate
+//     — which ends a shut-down pool whose queue is now empty. remove
+//     neither signals the condition nor clears the leader: a leader waiting
+//     for the removed head stays TIMED_WAITING until that head's due time,
+//     then loops in take (measured on JDK 17: TIMED_WAITING with an empty
+//     queue until the due time, then WAITING).
+//   - Running: the run goes on to its end (mayInterruptIfRunning is false);
+//     a periodic task is not queued again (runAndReset returns false for a
+//     cancelled future), nor does a throw then count as its end (R96).
+//
+// A future that already completed, threw, was cancelled, or is not known
+// (drained by shutdownNow, rejected) reports false and changes nothing. (For
+// a drained or rejected future, whose state is still NEW, the JDK's cancel
+// returns true; it changes nothing in the pool either.)
+func (p *Pool) Cancel(now time.Duration, f Future) bool {
+	if p.dwq == nil || f == 0 {
+		return false
+	}
+	p.now = now
+	seq := uint64(f)
+	if i := p.dwq.indexOf(seq); i >= 0 {
+		e := &p.dwq.es[i]
+		if e.cancelled {
+			return false
+		}
+		e.cancelled = true
+		p.lost = e.task
+		p.cancelled(&p.lost, e.periodic())
+		if p.cfg.RemoveOnCancel {
+			d := p.dwq.removeAt(i)
+			p.lost = d.task
+			p.obs.Lost(p.now, &p.lost, RemovedAfterCancel)
+			p.tryTerminate() // ThreadPoolExecutor.remove: in case SHUTDOWN and now empty
+		}
+		return true
+	}
+	for w := p.workers.head; w != nil; w = w.next {
+		if w.hasTask && w.sched.seq == seq {
+			if w.sched.cancelled {
+				return false
+			}
+			w.sched.cancelled = true
+			p.lost = w.task
+			p.cancelled(&p.lost, w.sched.periodic())
+			return true
+		}
+	}
+	return false
+}
+
+// cancelled reports a caller's job — periodic, or a one-shot task with
+// Task.Periodic set — whose future was just cancelled.
+func (p *Pool) cancelled(t *Task, periodic bool) {
+	if periodic || t.Periodic != 0 {
+		p.periodicEnded(t, EndedByCancel)
+	}
 }
 
 // delayedExecute (R90): a shut-down pool rejects the task through its
@@ -268,10 +346,24 @@ func (p *Pool) dwqWake(w *Worker) {
 }
 
 // runScheduled is the end of take (its finally clause, dwqLeave) and the
-// start of ScheduledFutureTask.run on w. A task that may not run in the
-// current state (R98: taken after shutdownNow began, say) is cancelled
-// instead, and w asks for its next task.
+// start of ScheduledFutureTask.run on w. A cancelled task (R97) returns at
+// once: w counts it as completed and asks for its next task. A task that
+// may not run in the current state (R98: taken after shutdownNow began,
+// say) is cancelled instead, and w asks for its next task.
 func (p *Pool) runScheduled(w *Worker, d *delayed) {
+	if d.cancelled {
+		// FutureTask.run (or runAndReset) finds the state CANCELLED and
+		// returns: no service time, no next run; runWorker still counts
+		// a completed task.
+		p.dwqLeave()
+		w.Completed++
+		if p.schedObs != nil {
+			p.lost = d.task
+			p.schedObs.SkippedCancelled(p.now, w, &p.lost)
+		}
+		p.getTask(w)
+		return
+	}
 	if !p.canRunInCurrentRunState(&d.schedule) {
 		p.dwqLeave()
 		p.lost = d.task
@@ -292,8 +384,8 @@ func (p *Pool) runScheduled(w *Worker, d *delayed) {
 // queued again (reExecutePeriodic), before w returns to getTask; one that
 // threw stops its series (R96).
 func (p *Pool) scheduledTaskDone(w *Worker) {
-	if !w.sched.periodic() {
-		return
+	if !w.sched.periodic() || w.sched.cancelled {
+		return // cancelled during the run: runAndReset returns false (R97)
 	}
 	t, s := w.task, w.sched
 	if t.Fails {
@@ -343,7 +435,9 @@ func (p *Pool) jobEnded(d *delayed, why PeriodicEnd) {
 // shutdown after the idle workers were interrupted: in toArray (heap
 // array) order, it removes and cancels the queued periodic tasks unless
 // continueExistingPeriodicTasksAfterShutdown, and the delayed tasks not yet
-// due if executeExistingDelayedTasksAfterShutdown is off; then tryTerminate.
+// due if executeExistingDelayedTasksAfterShutdown is off; it also removes
+// the tasks already cancelled (R97), whatever the policies (reported
+// RemovedAfterCancel: their series ended at the cancel); then tryTerminate.
 func (p *Pool) onShutdown() {
 	keepPeriodic := p.cfg.ContinuePeriodicAfterShutdown
 	keepDelayed := !p.cfg.DropDelayedOnShutdown
@@ -356,6 +450,12 @@ func (p *Pool) onShutdown() {
 		drop := !keepDelayed && e.due > p.now
 		if e.periodic() {
 			drop = !keepPeriodic
+		}
+		if e.cancelled {
+			d := p.dwq.removeAt(i)
+			p.lost = d.task
+			p.obs.Lost(p.now, &p.lost, RemovedAfterCancel)
+			continue
 		}
 		if !drop {
 			continue
@@ -387,6 +487,20 @@ func (p *Pool) drained(d *delayed) {
 	p.lost = d.task
 	p.obs.Lost(p.now, &p.lost, Drained)
 	p.jobEnded(d, EndedByDrain)
+}
+
+// CancelledQueued returns how many queued tasks are cancelled: with
+// removeOnCancelPolicy false they stay in the queue until due (R97).
+func (p *Pool) CancelledQueued() int {
+	n := 0
+	if p.dwq != nil {
+		for i := range p.dwq.es {
+			if p.dwq.es[i].cancelled {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Leader returns the DelayedWorkQueue's leader — the worker waiting timed

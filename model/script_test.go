@@ -22,12 +22,14 @@ import (
 //
 //	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
 //	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty|thread-per-task] [acto]
-//	    [prestart] [limit=N] [handoff=fifo|lifo] [keepPeriodic] [dropDelayed]
+//	    [prestart] [limit=N] [handoff=fifo|lifo] [keepPeriodic] [dropDelayed] [removeOnCancel]
 //	execute id=N service=D [fails] [priority=N]   (at the current time)
 //	schedule id=N service=D delay=D [fails]        schedule(task, delay)
 //	fixedRate|fixedDelay id=N service=D[,D...] initial=D every=D [failRun=N]
 //	    scheduleAtFixedRate / scheduleWithFixedDelay; run k takes the k-th
 //	    service time (the last one repeats); run failRun throws
+//	cancel id=N                future.cancel(false) on the future of schedule,
+//	                           fixedRate or fixedDelay id=N; prints what it returned
 //	advance D | advance to=T   fire completions and keepAlive timers in
 //	                           (time, completions-before-timers, arming order)
 //	set core=N | max=N | keepAlive=D | acto=true|false
@@ -125,6 +127,8 @@ type scriptEnv struct {
 	log     []string
 	// periodic series by task ID: per-run service times and the failing run.
 	series map[uint64]scriptSeries
+	// futures of the schedule calls, by task ID.
+	futures map[uint64]Future
 }
 
 type scriptSeries struct {
@@ -143,6 +147,15 @@ func (e *scriptEnv) Rescheduled(now time.Duration, t *Task) {
 // PeriodicEnded implements ScheduleObserver.
 func (e *scriptEnv) PeriodicEnded(now time.Duration, t *Task, why PeriodicEnd) {
 	e.logf("task %d series ended after run %d: %v", t.ID, t.Run, why)
+}
+
+// SkippedCancelled implements ScheduleObserver.
+func (e *scriptEnv) SkippedCancelled(now time.Duration, w *Worker, t *Task) {
+	run := ""
+	if t.Run > 0 {
+		run = fmt.Sprintf(" run %d", t.Run)
+	}
+	e.logf("worker %d takes cancelled task %d%s: returns at once", w.ID, t.ID, run)
 }
 
 type pendingEvent struct {
@@ -200,7 +213,7 @@ func (e *scriptEnv) do(cmd string) string {
 	switch fields[0] {
 	case "new":
 		// A fresh pool starts a fresh clock; the old pool's events are dropped.
-		e.now, e.pending, e.pool = 0, nil, nil
+		e.now, e.pending, e.pool, e.futures = 0, nil, nil, map[uint64]Future{}
 		cfg := Config{
 			Core:          e.atoi(args["core"]),
 			Max:           e.atoi(args["max"]),
@@ -237,6 +250,7 @@ func (e *scriptEnv) do(cmd string) string {
 		}
 		_, cfg.ContinuePeriodicAfterShutdown = args["keepPeriodic"]
 		_, cfg.DropDelayedOnShutdown = args["dropDelayed"]
+		_, cfg.RemoveOnCancel = args["removeOnCancel"]
 		switch args["handoff"] {
 		case "lifo":
 			cfg.HandOffOverride = ForceLIFO
@@ -262,9 +276,11 @@ func (e *scriptEnv) do(cmd string) string {
 	case "schedule":
 		task := Task{ID: uint64(e.atoi(args["id"])), Arrival: e.now, Submit: e.now, Service: e.dur(args["service"])}
 		_, task.Fails = args["fails"]
-		if err := e.pool.Schedule(e.now, task, e.dur(args["delay"])); err != nil {
+		f, err := e.pool.Schedule(e.now, task, e.dur(args["delay"]))
+		if err != nil {
 			e.log = append(e.log, "error: "+err.Error())
 		}
+		e.futures[task.ID] = f
 	case "fixedRate", "fixedDelay":
 		var ss scriptSeries
 		for _, v := range strings.Split(args["service"], ",") {
@@ -283,9 +299,15 @@ func (e *scriptEnv) do(cmd string) string {
 		if fields[0] == "fixedDelay" {
 			call = e.pool.ScheduleWithFixedDelay
 		}
-		if err := call(e.now, task, e.dur(args["initial"]), e.dur(args["every"])); err != nil {
+		f, err := call(e.now, task, e.dur(args["initial"]), e.dur(args["every"]))
+		if err != nil {
 			e.log = append(e.log, "error: "+err.Error())
 		}
+		e.futures[id] = f
+	case "cancel":
+		id := uint64(e.atoi(args["id"]))
+		ok := e.pool.Cancel(e.now, e.futures[id])
+		e.log = append(e.log, fmt.Sprintf("cancel(false) returned %v", ok))
 	case "advance":
 		target := e.now
 		if to, ok := args["to"]; ok {
@@ -390,6 +412,9 @@ func (e *scriptEnv) dump() string {
 		var due []string
 		p.Queued(func(t *Task) { due = append(due, fmt.Sprintf("%d@%v", t.ID, t.Arrival)) })
 		fmt.Fprintf(&b, "\n  due: [%s]", strings.Join(due, " "))
+		if n := p.CancelledQueued(); n > 0 {
+			fmt.Fprintf(&b, "\n  cancelled in the queue: %d", n)
+		}
 	case Jetty:
 		fmt.Fprintf(&b, "\n  lastShrink: %v", p.LastShrink())
 	}

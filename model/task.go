@@ -55,16 +55,20 @@ const (
 	// Cancelled: ScheduledThreadPoolExecutor's shutdown removed it from the
 	// queue and cancelled it, as its shutdown policies say (R98).
 	Cancelled
+	// RemovedAfterCancel: its future was cancelled (future.cancel, R97)
+	// and it left the queue unrun: at once under removeOnCancelPolicy, or
+	// when shutdown's onShutdown swept the cancelled tasks out (R98).
+	RemovedAfterCancel
 
 	// NumOutcomes is the number of outcomes, for arrays indexed by them.
-	NumOutcomes = int(Cancelled) + 1
+	NumOutcomes = int(RemovedAfterCancel) + 1
 )
 
 var outcomeNames = [...]string{
 	Aborted: "aborted", Discarded: "discarded", DiscardedOldest: "discarded-oldest",
 	DroppedAfterShutdown: "dropped-after-shutdown", Drained: "drained",
 	ThreadStartFailed: "thread-start-failed", RetryExhausted: "retry-exhausted",
-	Cancelled: "cancelled",
+	Cancelled: "cancelled", RemovedAfterCancel: "removed-after-cancel",
 }
 
 func (o Outcome) String() string {

@@ -33,7 +33,9 @@ type periodicJob struct {
 	ended                string // "", "exception", "shutdown", "drained"
 	endedAt              time.Duration
 	lastRun              int32
-	rejected             bool // the schedule call was rejected (R90)
+	rejected             bool         // the schedule call was rejected (R90)
+	future               model.Future // what the schedule call returned
+	skipped              int64        // cancelled runs a worker took and skipped (R97)
 }
 
 // newPeriodic prepares the scenario's periodic jobs, each with its own
@@ -88,11 +90,11 @@ func (r *runner) schedulePeriodic() {
 	var err error
 	switch j.spec.Mode {
 	case scenarios.FixedRate:
-		err = r.pool.ScheduleAtFixedRate(r.now, t, j.spec.InitialDelay, j.spec.Every)
+		j.future, err = r.pool.ScheduleAtFixedRate(r.now, t, j.spec.InitialDelay, j.spec.Every)
 	case scenarios.FixedDelay:
-		err = r.pool.ScheduleWithFixedDelay(r.now, t, j.spec.InitialDelay, j.spec.Every)
+		j.future, err = r.pool.ScheduleWithFixedDelay(r.now, t, j.spec.InitialDelay, j.spec.Every)
 	default: // a one-shot schedule(task, delay)
-		err = r.pool.Schedule(r.now, t, j.spec.InitialDelay)
+		j.future, err = r.pool.Schedule(r.now, t, j.spec.InitialDelay)
 	}
 	if err != nil {
 		// The loader checks the pool family and the period.
@@ -115,6 +117,18 @@ func (r *runner) PeriodicEnded(now time.Duration, t *model.Task, why model.Perio
 	j := r.periodic[t.Periodic-1]
 	if j.ended == "" {
 		j.ended, j.endedAt = why.String(), now
+	}
+}
+
+// SkippedCancelled implements model.ScheduleObserver: a worker took a
+// cancelled run from the queue and returned from it at once (R97). The
+// pool counts it as a completed task (getCompletedTaskCount), and so does
+// the run: it ran nothing, so it has no wait, service or response time.
+func (r *runner) SkippedCancelled(now time.Duration, w *model.Worker, t *model.Task) {
+	r.rec.completed++
+	r.rec.skippedCancelled++
+	if t.Periodic != 0 {
+		r.periodic[t.Periodic-1].skipped++
 	}
 }
 

@@ -55,6 +55,7 @@ type recorder struct {
 	serviceSum                         float64 // nanoseconds, of tasks started in the steady state
 	firstThreadFailure, firstRejection time.Duration
 	rejectedAfterShutdown              int64
+	skippedCancelled                   int64 // cancelled tasks taken from the queue and skipped (R97), counted in completed
 	haveThreadFailure, haveRejection   bool
 	shutdownAt, terminatedAt           time.Duration
 	haveShutdown, haveTerminated       bool
