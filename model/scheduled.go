@@ -503,6 +503,19 @@ func (p *Pool) CancelledQueued() int {
 	return n
 }
 
+// NextDue returns the due time of the DelayedWorkQueue's head
+// (queue[0].time), and false when the queue is empty or not a
+// DelayedWorkQueue.
+func (p *Pool) NextDue() (time.Duration, bool) {
+	if p.dwq == nil {
+		return 0, false
+	}
+	if h := p.dwq.head(); h != nil {
+		return h.due, true
+	}
+	return 0, false
+}
+
 // Leader returns the DelayedWorkQueue's leader — the worker waiting timed
 // until the head is due (R61, R93) — or nil.
 func (p *Pool) Leader() *Worker { return p.leader }

@@ -398,6 +398,10 @@ func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) e
 			c.DropDelayedOnShutdown = !v
 			return err
 		}},
+		{"removeOnCancelPolicy", func(n *yaml.Node, p string) (err error) {
+			c.RemoveOnCancel, err = d.boolean(n, p)
+			return
+		}},
 	})
 }
 

@@ -59,6 +59,13 @@ type PeriodicJob struct {
 	FailAt int
 	// Failure is the probability that a run throws (0 for none).
 	Failure float64
+	// Cancel: future.cancel(false) is called at CancelAt (R97), at or
+	// after the schedule call and within the run. A queued run then stays
+	// queued until due and is skipped — or is removed at once under the
+	// pool's removeOnCancelPolicy — and a running one finishes; no run
+	// follows.
+	Cancel   bool
+	CancelAt time.Duration
 }
 
 // periodic decodes workload.periodic.
@@ -123,6 +130,11 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 				job.Failure = v
 				return err
 			}},
+			{"cancelAt", func(n *yaml.Node, p string) (err error) {
+				job.Cancel = true
+				job.CancelAt, err = d.nonNegativeDuration(n, p, "when future.cancel(false) is called, from the start of the run")
+				return
+			}},
 		})
 		if err != nil {
 			return err
@@ -153,7 +165,8 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 }
 
 // checkPeriodic: periodic jobs need a ScheduledThreadPoolExecutor, and each
-// schedule call must fall within the run.
+// schedule call, and each cancel, must fall within the run — a cancel at or
+// after its schedule call, which returns the future it cancels.
 func (d *decoder) checkPeriodic(root *yaml.Node, sc *Scenario) error {
 	if len(sc.Periodic) == 0 {
 		return nil
@@ -170,6 +183,16 @@ func (d *decoder) checkPeriodic(root *yaml.Node, sc *Scenario) error {
 				at = n
 			}
 			return d.errAt(at, fmt.Sprintf("workload.periodic[%d].at", i), fmt.Sprintf("%v is after the end of the run (%v)", job.At, sc.Duration), "a time within the duration")
+		}
+		if !job.Cancel {
+			continue
+		}
+		at, p := child(items[i], "cancelAt"), fmt.Sprintf("workload.periodic[%d].cancelAt", i)
+		switch {
+		case job.CancelAt > sc.Duration:
+			return d.errAt(at, p, fmt.Sprintf("%v is after the end of the run (%v)", job.CancelAt, sc.Duration), "a time within the duration")
+		case job.CancelAt < job.At:
+			return d.errAt(at, p, fmt.Sprintf("%v is before the schedule call at %v, which returns the future to cancel", job.CancelAt, job.At), "a time at or after at, within the duration")
 		}
 	}
 	return nil
@@ -234,6 +257,9 @@ func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
 			if err := fixed(key, "a shutdown policy of ScheduledThreadPoolExecutor only (R98)", "pool: {preset: scheduled}"); err != nil {
 				return err
 			}
+		}
+		if err := fixed("removeOnCancelPolicy", "setRemoveOnCancelPolicy is a ScheduledThreadPoolExecutor method: only its futures can be cancelled in the queue (R97)", "pool: {preset: scheduled}"); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -26,6 +26,10 @@ func TestFamilyPresetsExact(t *testing.T) {
 		{"{preset: scheduled, core: 1, continueExistingPeriodicTasksAfterShutdown: true, executeExistingDelayedTasksAfterShutdown: false}",
 			model.Config{Flavor: model.Scheduled, Core: 1, Max: model.Unbounded, KeepAlive: 10 * time.Millisecond, Queue: model.DelayedWorkQueue,
 				QueueCapacity: model.Unbounded, ContinuePeriodicAfterShutdown: true, DropDelayedOnShutdown: true}},
+		// setRemoveOnCancelPolicy(true) (R97).
+		{"{preset: scheduled, core: 1, removeOnCancelPolicy: true}",
+			model.Config{Flavor: model.Scheduled, Core: 1, Max: model.Unbounded, KeepAlive: 10 * time.Millisecond, Queue: model.DelayedWorkQueue,
+				QueueCapacity: model.Unbounded, RemoveOnCancel: true}},
 		// QueuedThreadPool(): maxThreads 200, minThreads 8, idleTimeout 60000 ms (R100).
 		{"{preset: jetty}", jetty},
 		// Spring Boot's server.jetty.threads defaults are Jetty's own.
@@ -59,7 +63,8 @@ workload:
   periodic:
     - {name: a, mode: fixed-rate, every: 100ms, initialDelay: 50ms, at: 2s, service: {dist: exponential, mean: 10ms}, failAt: 3}
     - {mode: fixed-delay, every: 1s, service: {dist: constant, value: 5ms}, firstRuns: [350ms, 0s], failure: 0.5}
-    - {mode: once, initialDelay: 5s, service: {dist: constant, value: 5ms}}
+    - {mode: once, initialDelay: 5s, service: {dist: constant, value: 5ms}, cancelAt: 2s}
+    - {mode: fixed-rate, every: 1s, at: 3s, service: {dist: constant, value: 5ms}, cancelAt: 3s}
 `), "s.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +74,12 @@ workload:
 			Service: workloads.ServiceSpec{Dist: "exponential", Mean: 10 * time.Millisecond}, FailAt: 3},
 		{Name: "periodic-2", Mode: FixedDelay, Every: time.Second, Service: workloads.ServiceSpec{Dist: "constant", Mean: 5 * time.Millisecond},
 			FirstRuns: []time.Duration{350 * time.Millisecond, 0}, Failure: 0.5},
-		{Name: "periodic-3", Mode: Once, InitialDelay: 5 * time.Second, Service: workloads.ServiceSpec{Dist: "constant", Mean: 5 * time.Millisecond}},
+		// future.cancel(false) at 2 s, before the run is due (R97).
+		{Name: "periodic-3", Mode: Once, InitialDelay: 5 * time.Second, Service: workloads.ServiceSpec{Dist: "constant", Mean: 5 * time.Millisecond},
+			Cancel: true, CancelAt: 2 * time.Second},
+		// A cancel at the schedule call's own time comes just after it.
+		{Name: "periodic-4", Mode: FixedRate, Every: time.Second, At: 3 * time.Second, Service: workloads.ServiceSpec{Dist: "constant", Mean: 5 * time.Millisecond},
+			Cancel: true, CancelAt: 3 * time.Second},
 	}
 	if !reflect.DeepEqual(sc.Periodic, want) {
 		t.Errorf("periodic:\n got %+v\nwant %+v", sc.Periodic, want)
@@ -100,6 +110,8 @@ func TestFamilyLoadErrors(t *testing.T) {
 		{"scheduled queue", "pool: {preset: scheduled, core: 1, queue: {type: linked}}\n", "s.yaml:1:43: pool.queue: ScheduledThreadPoolExecutor always uses its unbounded DelayedWorkQueue"},
 		// Shutdown policies belong to STPE only.
 		{"policy on a jdk pool", "pool: {core: 1, max: 2, continueExistingPeriodicTasksAfterShutdown: true}\n", "s.yaml:1:69: pool.continueExistingPeriodicTasksAfterShutdown: a shutdown policy of ScheduledThreadPoolExecutor only"},
+		// So is removeOnCancelPolicy (R97), even set to its default.
+		{"removeOnCancelPolicy on a tomcat pool", "pool: {preset: tomcat, removeOnCancelPolicy: false}\n", "s.yaml:1:46: pool.removeOnCancelPolicy: setRemoveOnCancelPolicy is a ScheduledThreadPoolExecutor method"},
 		// A DelayedWorkQueue needs the STPE.
 		{"delayed queue on a jdk pool", "pool: {core: 1, max: 2, queue: {type: delayed}}\n", "s.yaml:1:39: pool.queue.type: DelayedWorkQueue needs a ScheduledThreadPoolExecutor"},
 		// Periodic jobs need an STPE.
@@ -118,6 +130,11 @@ func TestFamilyLoadErrors(t *testing.T) {
 		{"negative first run", stpe + "workload: {periodic: [{mode: once, firstRuns: [-1s], " + svc + "}]}\n", "s.yaml:3:48: workload.periodic[0].firstRuns[0]: must be >= 0, got -1s"},
 		{"duplicate name", stpe + "workload: {periodic: [{name: x, mode: once, " + svc + "}, {name: x, mode: once, " + svc + "}]}\n", `s.yaml:3:92: workload.periodic[1].name: "x" is already the name of periodic[0]`},
 		{"call after the end", stpe + "workload: {periodic: [{mode: once, at: 2m, " + svc + "}]}\n", "s.yaml:3:40: workload.periodic[0].at: 2m0s is after the end of the run (1m0s)"},
+		// cancelAt (R97): within the run, not before the schedule call that returns the future.
+		{"negative cancelAt", stpe + "workload: {periodic: [{mode: once, cancelAt: -1s, " + svc + "}]}\n", "s.yaml:3:46: workload.periodic[0].cancelAt: must be >= 0, got -1s"},
+		{"cancelAt after the end", stpe + "workload: {periodic: [{mode: fixed-rate, every: 1s, cancelAt: 90s, " + svc + "}]}\n", "s.yaml:3:63: workload.periodic[0].cancelAt: 1m30s is after the end of the run (1m0s)"},
+		{"cancelAt before the call", stpe + "workload: {periodic: [{mode: once, at: 10s, cancelAt: 5s, " + svc + "}]}\n", "s.yaml:3:55: workload.periodic[0].cancelAt: 5s is before the schedule call at 10s"},
+		{"cancelAt a word", stpe + "workload: {periodic: [{mode: once, cancelAt: soon, " + svc + "}]}\n", "s.yaml:3:46: workload.periodic[0].cancelAt:"},
 		{"unknown job key", stpe + "workload: {periodic: [{mode: once, perod: 1s, " + svc + "}]}\n", `s.yaml:3:36: workload.periodic[0].perod: unknown key "perod"`},
 		// QueuedThreadPool: max < min is the constructor's IllegalArgumentException (R100).
 		{"jetty max below min", "pool: {preset: jetty, core: 10, max: 5}\n", "s.yaml:1:38: pool.max: max threads (5) less than min threads (10)"},

@@ -116,7 +116,7 @@ var presets = []Preset{
 		Java:    "new ScheduledThreadPoolExecutor(core): super(core, Integer.MAX_VALUE, DEFAULT_KEEPALIVE_MILLIS = 10, MILLISECONDS, new DelayedWorkQueue())",
 		Source: "spec R84, R88 (ScheduledThreadPoolExecutor.java, JDK 17 and 25: max Integer.MAX_VALUE, keepAlive 10 ms, unbounded DelayedWorkQueue, so never more than core threads; " +
 			"each schedule call and each periodic re-run starts a thread while fewer than core exist, R91); shutdown policies continueExistingPeriodicTasksAfterShutdown false, " +
-			"executeExistingDelayedTasksAfterShutdown true (R98); core is pool.core",
+			"executeExistingDelayedTasksAfterShutdown true (R98); removeOnCancelPolicy false: a cancelled task stays queued until due (R97); core is pool.core",
 		Prefix: "pool-1-thread-",
 		Config: model.Config{Flavor: model.Scheduled, Max: model.Unbounded, KeepAlive: model.DefaultScheduledKeepAlive,
 			Queue: model.DelayedWorkQueue, QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy},
@@ -204,6 +204,9 @@ func Describe(c model.Config) string {
 		fmt.Fprintf(&b, "; after shutdown: periodic tasks %s, delayed tasks %s",
 			map[bool]string{true: "continue", false: "cancelled"}[c.ContinuePeriodicAfterShutdown],
 			map[bool]string{true: "cancelled", false: "still run"}[c.DropDelayedOnShutdown])
+		if c.RemoveOnCancel {
+			b.WriteString("; removeOnCancelPolicy: a cancelled task leaves the queue at once")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "core %d, max %s, keepAlive %v, queue %s", c.Core, sizeString(c.Max), c.KeepAlive, c.Queue)

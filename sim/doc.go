@@ -10,7 +10,9 @@
 //     thread's start, on a host model),
 //  2. the ends of CPU pieces on a host with a CPU limit,
 //  3. keepAlive expiries (in the order the waits began),
-//  4. arrivals, then the schedule calls of periodic jobs,
+//  4. arrivals, then the schedule calls of periodic jobs, then the
+//     cancels of their futures (so a cancel at the very time of its
+//     schedule call comes just after it),
 //  5. runtime events (setters, shutdown),
 //  6. snapshots, then timeline samples.
 //

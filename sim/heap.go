@@ -13,6 +13,7 @@ const (
 	phaseKeepAlive
 	phaseArrival
 	phasePeriodic // schedule calls of workload.periodic, after the arrivals
+	phaseCancel   // their future.cancel(false) calls (R97), after the schedule calls
 	phaseRuntime
 	phaseSnapshot
 	phaseSample

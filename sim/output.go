@@ -209,6 +209,13 @@ type Summary struct {
 	// CancelledByShutdown counts queued tasks a ScheduledThreadPoolExecutor's
 	// shutdown cancelled by its policies (R98).
 	CancelledByShutdown int64 `json:"cancelled_by_shutdown"`
+	// Cancelled tasks (future.cancel(false), R97): those a worker took from
+	// the queue when due and returned from at once (counted in completed,
+	// as getCompletedTaskCount counts them), and those removed from the
+	// queue unrun (removeOnCancelPolicy, or shutdown's sweep, R98; counted
+	// in discarded).
+	SkippedCancelled   int64 `json:"skipped_cancelled"`
+	RemovedAfterCancel int64 `json:"removed_after_cancel"`
 
 	// Periodic jobs of a ScheduledThreadPoolExecutor (workload.periodic):
 	// runs started, those that started after their due time and by how
@@ -217,6 +224,7 @@ type Summary struct {
 	PeriodicLateRuns           int64             `json:"periodic_late_runs"`
 	PeriodicMaxLateness        Stat              `json:"periodic_max_lateness_s"`
 	PeriodicStoppedByException int64             `json:"periodic_stopped_by_exception"`
+	PeriodicCancelled          int64             `json:"periodic_cancelled"` // jobs whose cancelAt ended them (R97)
 	Periodic                   []PeriodicSummary `json:"periodic,omitempty"`
 
 	RunState     string `json:"run_state"`
@@ -344,6 +352,8 @@ func (r *runner) result() *Result {
 		ThreadStartFailures:  rec.lost[model.ThreadStartFailed],
 		RetryExhausted:       rec.lost[model.RetryExhausted],
 		CancelledByShutdown:  rec.lost[model.Cancelled],
+		SkippedCancelled:     rec.skippedCancelled,
+		RemovedAfterCancel:   rec.lost[model.RemovedAfterCancel],
 		PeriodicMaxLateness:  Stat(math.NaN()),
 
 		RunState:     p.RunState().String(),
@@ -448,6 +458,9 @@ func (r *runner) snapshot() error {
 	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
 		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), timedIn,
 		p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, sizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
+	if n := p.CancelledQueued(); n > 0 {
+		fmt.Fprintf(&b, "(cancelled but still queued: %d of %d; with removeOnCancelPolicy false a cancelled task keeps its place, and is waited for, until due; then a worker skips it, R97)\n", n, p.QueueLen())
+	}
 	p.Workers(func(w *model.Worker) {
 		fmt.Fprintf(&b, "%q ", fmt.Sprintf("%s%d", prefix, w.ID))
 		switch w.State() {
@@ -457,7 +470,15 @@ func (r *runner) snapshot() error {
 		case model.IdleTimed:
 			switch {
 			case cfg.Flavor == model.Scheduled && w == p.Leader():
-				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.take, the leader, for %v: the head is due in %v; signal rank %d",
+				if due, ok := p.NextDue(); ok && due == w.Deadline() {
+					fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.take, the leader, for %v: the head is due in %v; signal rank %d",
+						cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
+					break
+				}
+				// Its head left the queue (a cancel under removeOnCancelPolicy,
+				// or shutdown's sweep): DelayedWorkQueue.remove wakes nobody
+				// (R97), so it sleeps on until that head's due time.
+				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.take, the leader, for %v: its head was removed unrun, and it wakes in %v, when that head was due; signal rank %d",
 					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
 			case cfg.Flavor == model.Scheduled:
 				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s (awaitNanos) for %v, wakes in %v; signal rank %d",

@@ -35,7 +35,20 @@ type periodicJob struct {
 	lastRun              int32
 	rejected             bool         // the schedule call was rejected (R90)
 	future               model.Future // what the schedule call returned
-	skipped              int64        // cancelled runs a worker took and skipped (R97)
+	drained              bool         // shutdownNow returned its queued run (R28)
+
+	// The cancel (R97): whether cancel(false) found the series live, when,
+	// the run it found (queued or, if running, in progress), and what
+	// became of that run when queued: skipped by a worker when due
+	// (counted; when), or removed unrun (removeOnCancelPolicy at once, or
+	// shutdown's sweep).
+	cancelled, cancelRunning bool
+	cancelledAt              time.Duration
+	cancelRun                int32
+	skipped                  int64
+	skippedAt                time.Duration
+	removed                  bool
+	removedAt                time.Duration
 }
 
 // newPeriodic prepares the scenario's periodic jobs, each with its own
@@ -102,6 +115,32 @@ func (r *runner) schedulePeriodic() {
 	}
 }
 
+// nextCancelAt is when the next cancel is due (never: none left).
+func (r *runner) nextCancelAt() time.Duration {
+	if r.nextCancel < len(r.cancelOrder) {
+		return r.periodic[r.cancelOrder[r.nextCancel]].spec.CancelAt
+	}
+	return never
+}
+
+// cancelPeriodic calls cancel(false) on the next job's future (R97). The
+// loader puts it at or after the schedule call, which the event order
+// makes first at equal times.
+func (r *runner) cancelPeriodic() {
+	i := r.cancelOrder[r.nextCancel]
+	r.nextCancel++
+	j := r.periodic[i]
+	running := false
+	r.pool.Workers(func(w *model.Worker) {
+		if t, ok := w.Task(); ok && t.Periodic == int32(i+1) {
+			running = true
+		}
+	})
+	if r.pool.Cancel(r.now, j.future) {
+		j.cancelled, j.cancelledAt, j.cancelRunning = true, r.now, running
+	}
+}
+
 // Rescheduled implements model.ScheduleObserver: a periodic task's next
 // run is queued; it gets a task number, a service time and a fate.
 func (r *runner) Rescheduled(now time.Duration, t *model.Task) {
@@ -118,6 +157,21 @@ func (r *runner) PeriodicEnded(now time.Duration, t *model.Task, why model.Perio
 	if j.ended == "" {
 		j.ended, j.endedAt = why.String(), now
 	}
+	switch why {
+	case model.EndedByDrain:
+		j.drained = true
+	case model.EndedByCancel:
+		j.cancelRun = t.Run
+	}
+}
+
+// removedAfterCancel notes that job t's cancelled run left the queue unrun
+// (R97, R98).
+func (r *runner) removedAfterCancel(now time.Duration, t *model.Task) {
+	if t.Periodic != 0 {
+		j := r.periodic[t.Periodic-1]
+		j.removed, j.removedAt = true, now
+	}
 }
 
 // SkippedCancelled implements model.ScheduleObserver: a worker took a
@@ -128,7 +182,9 @@ func (r *runner) SkippedCancelled(now time.Duration, w *model.Worker, t *model.T
 	r.rec.completed++
 	r.rec.skippedCancelled++
 	if t.Periodic != 0 {
-		r.periodic[t.Periodic-1].skipped++
+		j := r.periodic[t.Periodic-1]
+		j.skipped++
+		j.skippedAt = now
 	}
 }
 
@@ -170,6 +226,22 @@ type PeriodicSummary struct {
 	Rejected  bool `json:"rejected"`
 	StoppedAt Stat `json:"stopped_at_s"`
 	LastRun   int  `json:"last_run"`
+	// Cancelled: future.cancel(false) (cancelAt) found the series live and
+	// ended it at CancelledAt (R97; also StoppedAt), during a run
+	// (CancelledRunning: that run finished) or with run CancelledRun
+	// queued. SkippedRuns counts the cancelled runs a worker then took from
+	// the queue when due and returned from at once (no service time;
+	// counted in completed), at SkippedAt; RemovedAfterCancel, that the
+	// cancelled run left the queue unrun instead, at RemovedAt: at once
+	// under removeOnCancelPolicy, or swept out by shutdown (R98).
+	Cancelled          bool  `json:"cancelled"`
+	CancelledAt        Stat  `json:"cancelled_at_s"`
+	CancelledRunning   bool  `json:"cancelled_while_running"`
+	CancelledRun       int   `json:"cancelled_run"`
+	SkippedRuns        int64 `json:"skipped_runs"`
+	SkippedAt          Stat  `json:"skipped_at_s"`
+	RemovedAfterCancel bool  `json:"removed_after_cancel"`
+	RemovedAt          Stat  `json:"removed_at_s"`
 }
 
 // periodicSummaries reports every job, and fills the summary's totals.
@@ -179,7 +251,8 @@ func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
 	for _, j := range r.periodic {
 		ps := PeriodicSummary{Name: j.spec.Name, Mode: string(j.spec.Mode), Every: j.spec.Every.Seconds(),
 			Runs: j.runs, LateRuns: j.lateRuns, MaxLateness: j.maxLateness.Seconds(),
-			MeanLate: Stat(math.NaN()), StoppedAt: Stat(math.NaN()), LastRun: int(j.lastRun)}
+			MeanLate: Stat(math.NaN()), StoppedAt: Stat(math.NaN()), LastRun: int(j.lastRun),
+			CancelledAt: Stat(math.NaN()), SkippedAt: Stat(math.NaN()), RemovedAt: Stat(math.NaN())}
 		if j.lateRuns > 0 {
 			ps.MeanLate = Stat(j.sumLate.Seconds() / float64(j.lateRuns))
 		}
@@ -192,8 +265,21 @@ func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
 			ps.CancelledByShutdown = true
 			ps.StoppedAt = Stat(j.endedAt.Seconds())
 		case "drained":
-			ps.Drained = true
 			ps.StoppedAt = Stat(j.endedAt.Seconds())
+		case "cancel":
+			ps.StoppedAt = Stat(j.endedAt.Seconds())
+		}
+		ps.Drained = j.drained
+		if j.cancelled {
+			ps.Cancelled, ps.CancelledAt, ps.CancelledRunning, ps.CancelledRun = true, Stat(j.cancelledAt.Seconds()), j.cancelRunning, int(j.cancelRun)
+			s.PeriodicCancelled++
+		}
+		ps.SkippedRuns = j.skipped
+		if j.skipped > 0 {
+			ps.SkippedAt = Stat(j.skippedAt.Seconds())
+		}
+		if j.removed {
+			ps.RemovedAfterCancel, ps.RemovedAt = true, Stat(j.removedAt.Seconds())
 		}
 		ps.Rejected = j.rejected
 		s.PeriodicRuns += j.runs
@@ -215,6 +301,14 @@ func periodicFindings(ps []PeriodicSummary) []string {
 		if p.StoppedByException {
 			out = append(out, fmt.Sprintf("periodic job %q stopped for good at t=%vs: its run %d threw, and ScheduledThreadPoolExecutor schedules no further run of a task that threw (R96) — nothing is logged, the future just holds the exception",
 				p.Name, FormatFloat(float64(p.StoppedAt)), p.LastRun))
+		}
+		if p.Cancelled && !p.CancelledRunning && !p.RemovedAfterCancel {
+			where := "was still queued at the end"
+			if p.SkippedRuns > 0 {
+				where = fmt.Sprintf("stayed queued until it was due, and a worker skipped it at t=%ss", FormatFloat(float64(p.SkippedAt)))
+			}
+			out = append(out, fmt.Sprintf("periodic job %q was cancelled at t=%ss, but its queued run %s: with removeOnCancelPolicy false, a cancelled task keeps its place in the queue (queue_len counts it) and a thread waits TIMED_WAITING for it as if it would run (R97); removeOnCancelPolicy: true removes it at once",
+				p.Name, FormatFloat(float64(p.CancelledAt)), where))
 		}
 		if p.LateRuns > 0 && p.Mode == string(scenarios.FixedRate) {
 			out = append(out, fmt.Sprintf("periodic job %q: %d of %d runs started late (up to %ss): after a late run, fixed-rate runs the missed ones back to back (R94)",

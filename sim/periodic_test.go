@@ -151,7 +151,12 @@ func TestJettyShrinkVsJDK(t *testing.T) {
 func TestPropertyFamilies(t *testing.T) {
 	randomScenarios(t, 80, 20, 7, randomFamilyScenario, func(c propertyCase) {
 		prev := 0
-		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
+		lastStart := map[int32]time.Duration{} // by job
+		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, OnTask: func(e TaskEvent) {
+			if !e.End && e.Job != 0 {
+				lastStart[e.Job] = e.T
+			}
+		}, Observe: func(now time.Duration, p *model.Pool) {
 			// A ScheduledThreadPoolExecutor adds a worker only below core, or when it has
 			// none (R88, R91); setCorePoolSize may leave more until they time out.
 			cfg := p.Config()
@@ -167,6 +172,22 @@ func TestPropertyFamilies(t *testing.T) {
 		if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
 			c.fail("conservation broken: %+v", s)
 		}
+		// A cancelled job never runs after its cancel, and its cancelled run has
+		// one fate at most: skipped when due, or removed unrun (R97).
+		for i, p := range s.Periodic {
+			fates := p.SkippedRuns
+			if p.RemovedAfterCancel {
+				fates++
+			}
+			switch {
+			case !p.Cancelled && fates > 0:
+				c.fail("job %s: skipped or removed without a cancel: %+v", p.Name, p)
+			case p.Cancelled && (fates > 1 || p.CancelledRunning && fates > 0):
+				c.fail("job %s: its cancelled run skipped %d times, removed %v, running %v", p.Name, p.SkippedRuns, p.RemovedAfterCancel, p.CancelledRunning)
+			case p.Cancelled && lastStart[int32(i+1)] > c.sc.Periodic[i].CancelAt:
+				c.fail("job %s: a run started at %v, after the cancel at %v", p.Name, lastStart[int32(i+1)], c.sc.Periodic[i].CancelAt)
+			}
+		}
 	})
 }
 
@@ -176,8 +197,8 @@ func randomFamilyScenario(rng *rand.Rand) string {
 	y := "duration: 20s\nsample: 100ms\n"
 	if rng.IntN(2) == 0 {
 		core := rng.IntN(4)
-		y += fmt.Sprintf("pool: {preset: scheduled, core: %d, continueExistingPeriodicTasksAfterShutdown: %v, executeExistingDelayedTasksAfterShutdown: %v}\n",
-			core, rng.IntN(2) == 0, rng.IntN(2) == 0)
+		y += fmt.Sprintf("pool: {preset: scheduled, core: %d, continueExistingPeriodicTasksAfterShutdown: %v, executeExistingDelayedTasksAfterShutdown: %v, removeOnCancelPolicy: %v}\n",
+			core, rng.IntN(2) == 0, rng.IntN(2) == 0, rng.IntN(2) == 0)
 		y += "workload:\n"
 		if rng.IntN(3) > 0 {
 			y += fmt.Sprintf("  arrivals: {process: %s, rate: %d}\n  service: {dist: exponential, mean: %s}\n", pick("poisson", "constant"), 1+rng.IntN(20), ms(5, 400))
@@ -185,9 +206,13 @@ func randomFamilyScenario(rng *rand.Rand) string {
 		y += "  periodic:\n"
 		for j := 0; j <= rng.IntN(3); j++ {
 			mode := pick("fixed-rate", "fixed-delay", "once")
-			y += fmt.Sprintf("    - {mode: %s, at: %s, initialDelay: %s, service: {dist: exponential, mean: %s}", mode, ms(0, 3000), ms(0, 500), ms(1, 300))
+			at := rng.IntN(3001)
+			y += fmt.Sprintf("    - {mode: %s, at: %dms, initialDelay: %s, service: {dist: exponential, mean: %s}", mode, at, ms(0, 500), ms(1, 300))
 			if mode != "once" {
 				y += fmt.Sprintf(", every: %s, failure: %.2f", ms(10, 500), rng.Float64()*0.05)
+			}
+			if rng.IntN(3) == 0 { // future.cancel(false), queued or running, before or after a shutdown (R97)
+				y += fmt.Sprintf(", cancelAt: %dms", at+rng.IntN(12001))
 			}
 			y += "}\n"
 		}

@@ -300,6 +300,9 @@ func (r *runner) Lost(now time.Duration, t *model.Task, why model.Outcome) {
 	rec := r.rec
 	rec.discarded++
 	rec.lost[why]++
+	if why == model.RemovedAfterCancel {
+		r.removedAfterCancel(now, t)
+	}
 	if why == model.ThreadStartFailed {
 		r.lim.refuse(now, t.Service, r.sc.Duration)
 	}

@@ -118,6 +118,10 @@ type runner struct {
 	periodicOrder []int
 	nextPeriodic  int
 	periodicIDs   uint64 // runs queued so far (task ids from PeriodicTaskIDBase)
+	// cancelOrder lists the jobs with a cancelAt in the order of their
+	// cancels, and nextCancel the next one's index in it.
+	cancelOrder []int
+	nextCancel  int
 
 	// The host (host.go): what a Thread.start() costs its caller, the
 	// caller's clock during the current event (it advances by one start
@@ -166,6 +170,12 @@ func newRunner(sc *scenarios.Scenario, opt Options) (*runner, error) {
 		r.periodicOrder = append(r.periodicOrder, i)
 	}
 	slices.SortStableFunc(r.periodicOrder, func(a, b int) int { return cmp.Compare(periodic[a].spec.At, periodic[b].spec.At) })
+	for i, j := range periodic {
+		if j.spec.Cancel {
+			r.cancelOrder = append(r.cancelOrder, i)
+		}
+	}
+	slices.SortStableFunc(r.cancelOrder, func(a, b int) int { return cmp.Compare(periodic[a].spec.CancelAt, periodic[b].spec.CancelAt) })
 	if ss, ok := src.(workloads.SplitSource); ok && ss.HasSplits() {
 		r.split = ss
 	}
@@ -244,6 +254,9 @@ func (r *runner) nextEvent() (event, bool) {
 	if pa := r.nextPeriodicAt(); pa < at {
 		at, phase = pa, phasePeriodic
 	}
+	if ca := r.nextCancelAt(); ca < at {
+		at, phase = ca, phaseCancel
+	}
 	if r.nextRuntime < len(r.sc.Events) && r.sc.Events[r.nextRuntime].At < at {
 		at, phase = r.sc.Events[r.nextRuntime].At, phaseRuntime
 	}
@@ -263,7 +276,7 @@ func (r *runner) nextEvent() (event, bool) {
 	switch phase {
 	case phaseArrival:
 		r.arrivalAt = never
-	case phasePeriodic:
+	case phasePeriodic, phaseCancel:
 		return event{at: at, phase: phase}, true
 	case phaseRuntime:
 		r.nextRuntime++
@@ -310,6 +323,8 @@ func (r *runner) loop(ctx context.Context) error {
 			r.submit()
 		case phasePeriodic:
 			r.schedulePeriodic()
+		case phaseCancel:
+			r.cancelPeriodic()
 		case phaseRuntime:
 			if err := r.runtimeEvent(r.sc.Events[ev.idx]); err != nil {
 				return err

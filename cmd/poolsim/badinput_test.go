@@ -80,7 +80,7 @@ var badInputs = []badInput{
 		`testdata/bad/type-core-word.yaml:1:14: pool.core: not an integer: "many" (an integer, or "unbounded" for Integer.MAX_VALUE)`},
 	// A list for a block.
 	{"pool is a list", []string{"run", bad + "type-pool-list.yaml"}, 2,
-		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, threadNamePrefix)`},
+		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)`},
 	// Not a boolean.
 	{"fair is maybe", []string{"run", bad + "type-fair.yaml"}, 2,
 		`testdata/bad/type-fair.yaml:1:58: pool.queue.fair: not a boolean: "maybe" (true or false)`},
@@ -156,6 +156,14 @@ var badInputs = []badInput{
 	// setCorePoolSize above max throws at that moment (R21).
 	{"event core above max", []string{"run", bad + "event-core-above-max.yaml"}, 2,
 		`testdata/bad/event-core-above-max.yaml:5:27: events[0].set.core: at 10s: must be in 0..max (4), got 9 (R21: setCorePoolSize throws IllegalArgumentException)`},
+	// future.cancel(false) (R97): a time within the run, and only a
+	// ScheduledThreadPoolExecutor has setRemoveOnCancelPolicy.
+	{"cancelAt negative", []string{"run", bad + "cancelat-negative.yaml"}, 2,
+		`testdata/bad/cancelat-negative.yaml:5:101: workload.periodic[0].cancelAt: must be >= 0, got -2s (when future.cancel(false) is called, from the start of the run)`},
+	{"cancelAt after the end", []string{"run", bad + "cancelat-after-end.yaml"}, 2,
+		`testdata/bad/cancelat-after-end.yaml:5:101: workload.periodic[0].cancelAt: 2m0s is after the end of the run (1m0s) (a time within the duration)`},
+	{"removeOnCancelPolicy on a jdk pool", []string{"run", bad + "remove-on-cancel-on-jdk.yaml"}, 2,
+		`testdata/bad/remove-on-cancel-on-jdk.yaml:1:47: pool.removeOnCancelPolicy: setRemoveOnCancelPolicy is a ScheduledThreadPoolExecutor method: only its futures can be cancelled in the queue (R97) (pool: {preset: scheduled})`},
 	{"snapshot after the end", []string{"run", bad + "snapshot-after-end.yaml"}, 2,
 		`testdata/bad/snapshot-after-end.yaml:4:13: snapshots[0]: 5m0s is after the end of the run (1m0s) (times within the duration)`},
 	{"warmup too long", []string{"run", bad + "warmup-too-long.yaml"}, 2,
@@ -273,7 +281,12 @@ var badInputs = []badInput{
 	{"--set without =", []string{"run", bad + "ok.yaml", "--set", "pool.core"}, 2,
 		`--set pool.core: expected KEY=VALUE (e.g. --set pool.core=20)`},
 	{"--set unknown key", []string{"run", bad + "ok.yaml", "--set", "pool.cores=3"}, 2,
-		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, threadNamePrefix)`},
+		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)`},
+	// --set edits the YAML tree: the STPE-only keys and cancelAt are checked as in a file.
+	{"--set removeOnCancelPolicy on a fixed pool", []string{"run", bad + "ok.yaml", "--set", "pool.removeOnCancelPolicy=true"}, 2,
+		`--set pool.removeOnCancelPolicy=true: pool.removeOnCancelPolicy: setRemoveOnCancelPolicy is a ScheduledThreadPoolExecutor method: only its futures can be cancelled in the queue (R97) (pool: {preset: scheduled})`},
+	{"--set cancelAt after the end", []string{"run", bad + "cancelat-negative.yaml", "--set", "workload.periodic[0].cancelAt=90s"}, 2,
+		`--set workload.periodic[0].cancelAt=90s: workload.periodic[0].cancelAt: 1m30s is after the end of the run (1m0s) (a time within the duration)`},
 	{"--set wrong type", []string{"run", bad + "ok.yaml", "--set", "pool.core=lots"}, 2,
 		`--set pool.core=lots: pool.core: not an integer: "lots" (an integer, or "unbounded" for Integer.MAX_VALUE)`},
 	{"--set refused value", []string{"run", bad + "ok.yaml", "--set", "duration=-5m"}, 2,

@@ -60,6 +60,7 @@ func presetsCommand() *cli.Command {
 				case model.Scheduled:
 					fmt.Fprintf(w, "  pool.continueExistingPeriodicTasksAfterShutdown %v\n", cfg.ContinuePeriodicAfterShutdown)
 					fmt.Fprintf(w, "  pool.executeExistingDelayedTasksAfterShutdown   %v\n", !cfg.DropDelayedOnShutdown)
+					fmt.Fprintf(w, "  pool.removeOnCancelPolicy                       %v\n", cfg.RemoveOnCancel)
 				case model.Jetty:
 					fmt.Fprintf(w, "  reservedThreads             0 (not modelled)\n")
 					fmt.Fprintf(w, "  shrink                      at most one thread per keepAlive (idleTimeout), pool-wide\n")

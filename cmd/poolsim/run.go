@@ -261,11 +261,28 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 			fmt.Fprintf(w, "; STOPPED by an exception in run %d at %s", p.LastRun, secs(p.StoppedAt))
 		case p.CancelledByShutdown:
 			fmt.Fprintf(w, "; ended by shutdown at %s", secs(p.StoppedAt))
+		case p.Cancelled:
+			fmt.Fprintf(w, "; CANCELLED at %s", secs(p.CancelledAt))
+			switch {
+			case p.CancelledRunning:
+				fmt.Fprintf(w, " during run %d, which finished; no run followed", p.CancelledRun)
+			case p.SkippedRuns > 0:
+				fmt.Fprintf(w, ": its queued run %d stayed queued until due, then was skipped at %s", p.CancelledRun, secs(p.SkippedAt))
+			case p.RemovedAfterCancel:
+				fmt.Fprintf(w, ": its queued run %d was removed at %s", p.CancelledRun, secs(p.RemovedAt))
+			case p.Drained:
+				fmt.Fprintf(w, ": its queued run %d was drained by shutdownNow", p.CancelledRun)
+			default:
+				fmt.Fprintf(w, ": its queued run %d was still queued at the end", p.CancelledRun)
+			}
 		}
 		fmt.Fprintln(w)
 	}
 	if s.CancelledByShutdown > 0 {
 		fmt.Fprintf(w, "  shutdown  cancelled %d queued scheduled tasks (R98)\n", s.CancelledByShutdown)
+	}
+	if s.SkippedCancelled+s.RemovedAfterCancel > 0 {
+		fmt.Fprintf(w, "  cancel    %d cancelled tasks skipped when due (counted as completed), %d removed from the queue unrun (R97)\n", s.SkippedCancelled, s.RemovedAfterCancel)
 	}
 	for _, e := range res.Applied {
 		fmt.Fprintf(w, "  event     at %v: %s\n", e.At, e.What)
