@@ -20,9 +20,10 @@
 // is built, after the JVM has warmed up. Timed directives must be in time order.
 //
 //	pool kind=jdk core=2 max=4 keepAliveMs=300 queue=linked capacity=2 fair=false rejection=abort allowCoreThreadTimeOut=false prestart=false
-//	pool kind=scheduled core=2 [rejection=abort] [prestart=false] [continuePeriodic=false] [executeDelayed=true]
+//	pool kind=scheduled core=2 [rejection=abort] [prestart=false] [continuePeriodic=false] [executeDelayed=true] [removeOnCancel=false]
 //	submit at=0 id=1 serviceMs=500 [priority=3] [fail=true]
 //	schedule at=0 id=2 mode=fixed-rate delayMs=100 periodMs=200 serviceMs=700,20 [failRun=3]
+//	cancel at=150 id=2                # future.cancel(false) on schedule 2's future
 //	set at=100 core=3 max=5           # keys applied in line order, each through its setter
 //	shutdown at=300                   # or shutdownNow at=300
 //	sample every=50 from=25 until=3000
@@ -41,15 +42,20 @@
 // keepAliveMs idleTimeout, reservedThreads is 0, the queue is Jetty's unbounded default;
 // only rejection=abort, and no set allowCoreThreadTimeOut, shutdown or shutdownNow. For
 // scheduled (new ScheduledThreadPoolExecutor(core, threadFactory, handler)) max and
-// keepAliveMs are not given — the constructor fixes Integer.MAX_VALUE and 10 ms (R88) — and
-// continuePeriodic and executeDelayed set its shutdown policies (R98). Its submits call
-// schedule(task, 0), which is what execute does (R89).
+// keepAliveMs are not given — the constructor fixes Integer.MAX_VALUE and 10 ms (R88) —
+// continuePeriodic and executeDelayed set its shutdown policies (R98), and removeOnCancel calls
+// setRemoveOnCancelPolicy (R97). Its submits call schedule(task, 0), which is what execute
+// does (R89).
 //
 // schedule (kind=scheduled only) is made by the submitter thread, in file order with the
 // submits: mode once is schedule(task, delayMs), fixed-rate scheduleAtFixedRate(task, delayMs,
 // periodMs), fixed-delay scheduleWithFixedDelay(task, delayMs, periodMs) (periodMs >= 1). Its
 // id shares the submits' numbering. Run k of the task sleeps the k-th serviceMs value (the
 // last one repeats) and run failRun then throws, which its future keeps (R96).
+//
+// cancel (kind=scheduled only) calls cancel(false) on the future of the schedule directive id,
+// which must come earlier in the file, once per id. The controller thread makes it, like set
+// and shutdown; its event line's detail says what cancel returned (cancelled=true|false).
 //
 // A set whose setter would throw IllegalArgumentException at any step (core above max, R21;
 // max below core, R22; keepAliveMs 0 with allowCoreThreadTimeOut, R23/R24) is a script error,
@@ -85,7 +91,7 @@
 //	scheduled,id,mode,submit_ms,state,drained,runs
 //	run,id,run,worker,start_ms,end_ms,note
 //	worker,index,created_ms,exited_ms,name
-//	event,at_ms,actual_ms,kind,detail
+//	event,at_ms,actual_ms,kind,detail        # kind set, cancel, shutdown, shutdownNow, end
 //	timing,key,value
 //	warning,text
 //

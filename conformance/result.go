@@ -81,12 +81,12 @@ type Worker struct {
 // Alive reports whether the worker was still alive at the end of the run.
 func (w Worker) Alive() bool { return math.IsNaN(w.ExitedMs) }
 
-// Event is a set, shutdown, shutdownNow or end directive as it happened.
+// Event is a set, cancel, shutdown, shutdownNow or end directive as it happened.
 type Event struct {
 	AtMs     int64
 	ActualMs float64 // NaN if it never happened (the run ended first)
-	Kind     string  // set, shutdown, shutdownNow, end
-	Detail   string  // set: the changes; shutdownNow and end: drained=N
+	Kind     string  // set, cancel, shutdown, shutdownNow, end
+	Detail   string  // set: the changes; cancel: cancelled=true|false; shutdownNow and end: drained=N
 }
 
 // ScheduleState is what became of a schedule directive's future, just before the end of the
@@ -98,7 +98,7 @@ const (
 	ScheduleActive      ScheduleState = "active"      // still scheduled: a run queued or running
 	ScheduleDone        ScheduleState = "done"        // a one-shot task that ran
 	ScheduleFailed      ScheduleState = "failed"      // a run threw: the future holds the exception (R96)
-	ScheduleCancelled   ScheduleState = "cancelled"   // cancelled, e.g. by shutdown's policies (R98)
+	ScheduleCancelled   ScheduleState = "cancelled"   // cancelled: by a cancel directive (R97), or shutdown's policies (R98)
 	ScheduleRejected    ScheduleState = "rejected"    // the schedule call threw RejectedExecutionException (R90)
 	ScheduleUnsubmitted ScheduleState = "unsubmitted" // the run ended before the call
 )

@@ -51,6 +51,14 @@ func once(id int, atMs, delayMs, serviceMs int64) Schedule {
 	return Schedule{AtMs: atMs, ID: id, Mode: ScheduleOnce, DelayMs: delayMs, ServiceMs: []int64{serviceMs}}
 }
 
+// wantCompleted checks the simulated completed count (getCompletedTaskCount) at tMs.
+func wantCompleted(t *testing.T, m *Simulation, tMs int64, want int64, why string) {
+	t.Helper()
+	if x := simSampleAt(t, m, tMs); x.Completed != want {
+		t.Errorf("at %d ms: completed %d, want %d: %s", tMs, x.Completed, want, why)
+	}
+}
+
 // runStarts returns the simulated start times of a schedule's runs.
 func runStarts(m *Simulation, id int) []float64 {
 	var out []float64
@@ -222,6 +230,85 @@ func scheduledCases() []scheduledCase {
 			},
 		},
 		{
+			// future.cancel(false) with the default removeOnCancelPolicy false (R97): at 540 ms
+			// run 3 of the fixed-rate task, due at 720 ms, is cancelled in the queue. It stays
+			// there — the queue still holds 2 — and the worker, the leader, waits TIMED_WAITING
+			// for it as if it would run. At 720 ms the worker takes it and its run returns at once
+			// (FutureTask.run finds it CANCELLED): completedTaskCount rises by one, no run starts,
+			// none is queued again, and the worker leads for task 2, which runs at 1020 ms.
+			name: "cancel: the cancelled run stays queued and is waited for until due, then skipped (R97 R61)",
+			script: Script{
+				Pool:      Pool{Kind: KindScheduled, Core: 1},
+				Schedules: []Schedule{fixedRate(1, 20, 100, 300, 20), once(2, 260, 760, 50)},
+				Cancels:   []Cancel{{AtMs: 540, ID: 1}},
+				EndMs:     1220,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantRunStarts(t, m, 1, []float64{120, 420}, "R97: no run after the cancel")
+				wantCounts(t, m, 630, 1, 0, 1, 0, 2, "the cancelled run is still queued, and the leader waits for it")
+				wantCompleted(t, m, 630, 2, "two runs so far")
+				wantCounts(t, m, 870, 1, 0, 1, 0, 1, "skipped at 720 ms; the worker leads for task 2")
+				wantCompleted(t, m, 870, 3, "the skipped run counts as a completed task")
+				wantRunStarts(t, m, 2, []float64{1020}, "task 2 runs on time")
+				if sc, _ := m.Result.ScheduledTask(1); sc.State != ScheduleCancelled || sc.Runs != 2 {
+					t.Errorf("schedule 1 is %s with %d runs, want cancelled with 2", sc.State, sc.Runs)
+				}
+			},
+		},
+		{
+			// setRemoveOnCancelPolicy(true) (R97): the cancel at 640 ms removes run 3 (due at
+			// 920 ms) from the queue at once — ThreadPoolExecutor.remove — so the queue is empty;
+			// but DelayedWorkQueue.remove wakes nobody, and the worker stays in its awaitNanos,
+			// TIMED_WAITING on an empty queue, until 920 ms; then it loops in take() and waits
+			// WAITING. Nothing was skipped: completedTaskCount stays at 2.
+			name: "removeOnCancelPolicy: removed at once, the leader still TIMED_WAITING until it was due (R97)",
+			script: Script{
+				Pool:      Pool{Kind: KindScheduled, Core: 1, RemoveOnCancel: true},
+				Schedules: []Schedule{fixedRate(1, 20, 100, 400, 20)},
+				Cancels:   []Cancel{{AtMs: 640, ID: 1}},
+				EndMs:     1120,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantRunStarts(t, m, 1, []float64{120, 520}, "R97: no run after the cancel")
+				wantCounts(t, m, 590, 1, 0, 1, 0, 1, "before the cancel: run 3 queued, the leader waiting for it")
+				wantCounts(t, m, 770, 1, 0, 1, 0, 0, "removed at once, yet the worker is still TIMED_WAITING")
+				wantCounts(t, m, 1030, 1, 0, 0, 1, 0, "after 920 ms: WAITING in take() on the empty queue")
+				wantCompleted(t, m, 1030, 2, "nothing was skipped")
+				if sc, _ := m.Result.ScheduledTask(1); sc.State != ScheduleCancelled || sc.Drained {
+					t.Errorf("schedule 1: %+v, want cancelled and not drained", sc)
+				}
+			},
+		},
+		{
+			// A cancel during a run (R97): at 170 ms the first run of a fixed-delay task (20–320
+			// ms) is cancelled; it runs to its end (cancel(false) does not interrupt), and
+			// runAndReset then returns false: no run is queued. A one-shot task cancelled in the
+			// queue at 520 ms (due at 1020 ms) stays queued; shutdown at 720 ms sweeps it out,
+			// though executeExistingDelayedTasksAfterShutdown is true, because onShutdown also
+			// removes cancelled tasks (R98) — and with the queue empty the pool terminates then,
+			// not at 1020 ms (contrast the shutdown case above).
+			name: "cancel during a run stops the series; shutdown sweeps a cancelled delayed task out (R97 R98)",
+			script: Script{
+				Pool:      Pool{Kind: KindScheduled, Core: 1},
+				Schedules: []Schedule{fixedDelay(1, 20, 0, 200, 300), once(2, 420, 600, 50)},
+				Cancels:   []Cancel{{AtMs: 170, ID: 1}, {AtMs: 520, ID: 2}},
+				Shutdowns: []Shutdown{{AtMs: 720}},
+				EndMs:     920,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantRunStarts(t, m, 1, []float64{20}, "the run in progress finishes; none follows")
+				wantCounts(t, m, 390, 1, 0, 0, 1, 0, "after the cancelled run: nothing queued, WAITING")
+				wantCounts(t, m, 630, 1, 0, 1, 0, 1, "the cancelled one-shot task stays queued; the leader waits for it")
+				wantSurvivors(t, m, nil, "shutdown removed the cancelled task and the pool terminated")
+				wantRunStarts(t, m, 2, nil, "the cancelled one-shot task never runs")
+				for _, id := range []int{1, 2} {
+					if sc, _ := m.Result.ScheduledTask(id); sc.State != ScheduleCancelled {
+						t.Errorf("schedule %d is %s, want cancelled", id, sc.State)
+					}
+				}
+			},
+		},
+		{
 			// core 0: ensurePrestart starts one worker anyway (wc == 0, R19). It polls with
 			// keepAlive 10 ms (wc > core); the last-worker guard keeps it while a task is queued,
 			// not yet due, so it wakes every 10 ms (R92) — TIMED_WAITING throughout; once the
@@ -242,7 +329,8 @@ func scheduledCases() []scheduledCase {
 
 // checkScheduledSpacing checks that a scheduled script's decisive instants, as simulated, are
 // far enough apart that the real pool cannot take them in another order: submissions,
-// schedule calls, shutdowns, the end, and every start and end of a task or a scheduled run,
+// schedule calls, cancels, shutdowns, the end, every start and end of a task or a scheduled
+// run, and every cancelled run a worker skips when due (R97),
 // pairwise spacingMs apart — except where one causes the other: a run's start and end, a
 // run's end and the next run of the same schedule (queued by that end, R94, R95), a schedule
 // call and its first run when it is due at once, a submission and its task's start.
@@ -277,6 +365,16 @@ func checkScheduledSpacing(t *testing.T, s Script, m *Simulation) {
 	}
 	for _, e := range s.Shutdowns {
 		pts = append(pts, point{float64(e.AtMs), "shutdown", "", 0, false})
+	}
+	for _, c := range s.Cancels {
+		pts = append(pts, point{float64(c.AtMs), fmt.Sprintf("schedule %d cancel", c.ID), "", 0, false})
+	}
+	for i, ps := range m.Summary.Periodic {
+		// A removal happens at a cancel or a shutdown, already here; a skip, when the
+		// cancelled run is due: a worker takes it and returns at once (R97).
+		if ps.SkippedRuns > 0 {
+			pts = append(pts, point{float64(ps.SkippedAt) * 1000, fmt.Sprintf("schedule %d skipped", s.Schedules[i].ID), "", 0, false})
+		}
 	}
 	pts = append(pts, point{float64(s.EndMs), "end", "", 0, false})
 	rank := func(p point) int { // at one instant: calls and submissions, then ends, then starts
@@ -467,8 +565,8 @@ func TestCompareScheduled(t *testing.T) {
 	var report []string
 	for i, nr := range runners(t) {
 		for _, c := range scheduledCases() {
-			if i > 0 && !strings.Contains(c.name, "R94") && !strings.Contains(c.name, "R93") {
-				continue // on JDK 25: the bunching and the leader cases (STPE is the same code, §10)
+			if i > 0 && !strings.Contains(c.name, "R94") && !strings.Contains(c.name, "R93") && !strings.Contains(c.name, "R97") {
+				continue // on JDK 25: the bunching, leader and cancel cases (STPE is the same code, §10)
 			}
 			name := nr.name + "/" + c.name
 			t.Run(name, func(t *testing.T) {

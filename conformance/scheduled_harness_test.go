@@ -40,6 +40,17 @@ func TestHarnessRefusesBadScheduledScripts(t *testing.T) {
 		// Ids are unique across submits and schedules.
 		{"id shared with a submit", stpe + "submit at=0 id=1 serviceMs=5\nschedule at=0 id=1 mode=once serviceMs=5\nend at=10\n", 3, 15, "id", "used twice"},
 		{"bad policy flag", "pool kind=scheduled core=1 continuePeriodic=yes\nend at=10\n", 1, 28, "continuePeriodic", "not a boolean"},
+		// removeOnCancel (R97) is a ScheduledThreadPoolExecutor policy, and a boolean.
+		{"removeOnCancel not a boolean", "pool kind=scheduled core=1 removeOnCancel=1\nend at=10\n", 1, 28, "removeOnCancel", "not a boolean"},
+		{"removeOnCancel on jdk", "pool kind=jdk core=1 max=2 removeOnCancel=true\nend at=10\n", 1, 28, "removeOnCancel", "unknown key"},
+		// cancel names an earlier schedule directive, once.
+		{"cancel on jdk", "pool kind=jdk core=1 max=2\ncancel at=0 id=1\nend at=10\n", 2, 1, "cancel", "only for kind=scheduled"},
+		{"cancel of an unknown id", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5 id=2\nend at=10\n", 3, 13, "id", "no earlier schedule directive"},
+		{"cancel of a submit", stpe + "submit at=0 id=1 serviceMs=5\ncancel at=5 id=1\nend at=10\n", 3, 13, "id", "no earlier schedule directive"},
+		{"cancel before its schedule line", stpe + "cancel at=0 id=1\nschedule at=0 id=1 mode=once serviceMs=5\nend at=10\n", 2, 13, "id", "no earlier schedule directive"},
+		{"cancel twice", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5 id=1\ncancel at=6 id=1\nend at=10\n", 4, 13, "id", "cancelled twice"},
+		{"cancel without id", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5\nend at=10\n", 3, 1, "id", "missing"},
+		{"cancel with a stray key", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5 id=1 now=true\nend at=10\n", 3, 18, "now", "unknown key"},
 	}
 	texts := make([]string, len(cases))
 	for i, c := range cases {
@@ -65,9 +76,10 @@ func TestHarnessRefusesBadScheduledScripts(t *testing.T) {
 	}
 	// What String writes for the scheduled family, the harness accepts.
 	ok := Script{
-		Pool:      Pool{Kind: KindScheduled, Core: 2, ContinuePeriodic: true, DropDelayed: true},
+		Pool:      Pool{Kind: KindScheduled, Core: 2, ContinuePeriodic: true, DropDelayed: true, RemoveOnCancel: true},
 		Submits:   []Submit{task(1, 0, 5)},
 		Schedules: []Schedule{fixedRate(2, 0, 10, 100, 30, 5), once(3, 5, 50, 5), fixedDelay(4, 5, 0, 20, 5)},
+		Cancels:   []Cancel{{AtMs: 5, ID: 3}, {AtMs: 50, ID: 2}},
 		Samples:   Samples{AtMs: []int64{10}},
 		EndMs:     100,
 	}

@@ -83,6 +83,9 @@ type Pool struct {
 	// JDK's defaults.
 	ContinuePeriodic bool
 	DropDelayed      bool
+	// RemoveOnCancel is a ScheduledThreadPoolExecutor's setRemoveOnCancelPolicy(true) (R97):
+	// a cancelled task leaves the queue at once instead of staying until due.
+	RemoveOnCancel bool
 }
 
 // Submit is one task handed to execute at AtMs by the single submitter thread. The task sleeps
@@ -118,6 +121,13 @@ type Schedule struct {
 	PeriodMs  int64 // the period or delay between runs; 0 for ScheduleOnce
 	ServiceMs []int64
 	FailRun   int
+}
+
+// Cancel calls cancel(false) at AtMs on the future of the schedule directive ID (KindScheduled
+// only), from the harness's controller thread (R97).
+type Cancel struct {
+	AtMs int64
+	ID   int
 }
 
 // Change is one key of a set directive; build it with SetCore, SetMax, SetKeepAliveMs or
@@ -167,12 +177,14 @@ type Samples struct {
 // pool is built, after the JVM has warmed up). Its String method is the harness's input.
 //
 // Directives are written in time order. Directives with the same time run in the order String
-// writes them: submits, then schedules, then sets, then shutdowns, each in slice order — the
-// order of the simulator's modelling note M3 (arrivals before configuration changes).
+// writes them: submits, then schedules, then cancels, then sets, then shutdowns, each in slice
+// order — the order of the simulator's modelling note M3 (arrivals before configuration
+// changes) and of its event phases (a schedule call before a cancel).
 type Script struct {
 	Pool      Pool
 	Submits   []Submit
 	Schedules []Schedule
+	Cancels   []Cancel
 	Sets      []Set
 	Shutdowns []Shutdown
 	Samples   Samples
@@ -221,6 +233,9 @@ func (s Script) String() string {
 	if p.DropDelayed {
 		b.WriteString(" executeDelayed=false")
 	}
+	if p.RemoveOnCancel {
+		b.WriteString(" removeOnCancel=true")
+	}
 	b.WriteByte('\n')
 
 	type line struct {
@@ -252,6 +267,9 @@ func (s Script) String() string {
 			t += fmt.Sprintf(" failRun=%d", u.FailRun)
 		}
 		lines = append(lines, line{u.AtMs, t})
+	}
+	for _, c := range s.Cancels {
+		lines = append(lines, line{c.AtMs, fmt.Sprintf("cancel at=%d id=%d", c.AtMs, c.ID)})
 	}
 	for _, e := range s.Sets {
 		t := fmt.Sprintf("set at=%d", e.AtMs)

@@ -42,7 +42,8 @@ const simSample = time.Millisecond
 // Scenario translates the script into a simulator scenario: the same pool (JDK, Tomcat,
 // ScheduledThreadPoolExecutor or Jetty), Duration EndMs, one timeline sample per millisecond,
 // the schedule directives as periodic jobs (whose runs take the directive's service times in
-// order, the last repeating), and the set and shutdown directives as runtime events — one
+// order, the last repeating; a cancel directive becomes its job's cancelAt), and the set and
+// shutdown directives as runtime events — one
 // event per changed key, in the order the harness calls the setters, so that each setter's
 // side effects (R21–R24) happen in the same order. The submits are not part of the scenario:
 // pass ScriptSource(s) as sim.Options.Workload.
@@ -51,8 +52,8 @@ func (s Script) Scenario() (*scenarios.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.Schedules) > 0 && s.Pool.Kind != KindScheduled {
-		return nil, fmt.Errorf("conformance: scenario: schedule directives need kind %s, got %s", KindScheduled, s.Pool.Kind)
+	if (len(s.Schedules) > 0 || len(s.Cancels) > 0) && s.Pool.Kind != KindScheduled {
+		return nil, fmt.Errorf("conformance: scenario: schedule and cancel directives need kind %s, got %s", KindScheduled, s.Pool.Kind)
 	}
 	if s.EndMs <= 0 {
 		return nil, fmt.Errorf("conformance: scenario: end at %d ms: must be > 0", s.EndMs)
@@ -68,23 +69,39 @@ func (s Script) Scenario() (*scenarios.Scenario, error) {
 		Text:         []byte(s.String()),
 	}
 	// Lines as String writes them: the pool on line 1, then the timed directives in stable
-	// time order, submits before sets before shutdowns; the line numbers locate errors.
+	// time order, submits before schedules before cancels before sets before shutdowns; the
+	// line numbers locate errors.
 	type directive struct {
 		at   int64
-		kind int // 0 submit, 1 set, 2 shutdown
+		kind int // 0 submit, 1 set, 2 shutdown, 3 schedule, 4 cancel
 		idx  int
 	}
 	var ds []directive
 	for i, u := range s.Submits {
 		ds = append(ds, directive{u.AtMs, 0, i})
 	}
+	job := map[int]int{} // schedule id → index in sc.Periodic
 	for i, u := range s.Schedules {
 		ds = append(ds, directive{u.AtMs, 3, i})
-		job, err := u.periodicJob()
+		j, err := u.periodicJob()
 		if err != nil {
 			return nil, err
 		}
-		sc.Periodic = append(sc.Periodic, job)
+		job[u.ID] = len(sc.Periodic)
+		sc.Periodic = append(sc.Periodic, j)
+	}
+	for i, c := range s.Cancels {
+		ds = append(ds, directive{c.AtMs, 4, i})
+		k, ok := job[c.ID]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("conformance: scenario: cancel at %d ms: no schedule directive has id %d", c.AtMs, c.ID)
+		case sc.Periodic[k].Cancel:
+			return nil, fmt.Errorf("conformance: scenario: cancel at %d ms: schedule %d is cancelled twice", c.AtMs, c.ID)
+		case c.AtMs < s.Schedules[k].AtMs:
+			return nil, fmt.Errorf("conformance: scenario: cancel at %d ms: before schedule %d's call at %d ms", c.AtMs, c.ID, s.Schedules[k].AtMs)
+		}
+		sc.Periodic[k].Cancel, sc.Periodic[k].CancelAt = true, time.Duration(c.AtMs)*time.Millisecond
 	}
 	for i, e := range s.Sets {
 		ds = append(ds, directive{e.AtMs, 1, i})
@@ -92,7 +109,13 @@ func (s Script) Scenario() (*scenarios.Scenario, error) {
 	for i, e := range s.Shutdowns {
 		ds = append(ds, directive{e.AtMs, 2, i})
 	}
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].at < ds[j].at })
+	rank := [...]int{0: 0, 3: 1, 4: 2, 1: 3, 2: 4} // String's order at one instant
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].at != ds[j].at {
+			return ds[i].at < ds[j].at
+		}
+		return rank[ds[i].kind] < rank[ds[j].kind]
+	})
 	for k, d := range ds {
 		line := k + 2
 		at := time.Duration(d.at) * time.Millisecond
@@ -239,10 +262,14 @@ func (p Pool) config() (cfg model.Config, preset, prefix string, err error) {
 		cfg.Max, cfg.KeepAlive = model.Unbounded, model.DefaultScheduledKeepAlive
 		cfg.Queue, capacity = model.DelayedWorkQueue, Unbounded
 		cfg.ContinuePeriodicAfterShutdown, cfg.DropDelayedOnShutdown = p.ContinuePeriodic, p.DropDelayed
+		cfg.RemoveOnCancel = p.RemoveOnCancel
 	default:
 		return bad("unknown kind %q", p.Kind)
 	}
 	cfg.QueueCapacity = capacity
+	if p.Kind != KindScheduled && (p.ContinuePeriodic || p.DropDelayed || p.RemoveOnCancel) {
+		return bad("continuePeriodic, executeDelayed and removeOnCancel are ScheduledThreadPoolExecutor policies")
+	}
 	if err := cfg.Validate(); err != nil {
 		return model.Config{}, "", "", fmt.Errorf("conformance: scenario: pool: %w", err)
 	}
@@ -286,6 +313,8 @@ func scheduledAtEnd(u Schedule, ps sim.PeriodicSummary, runs []TaskRun, queuedAt
 	switch {
 	case ps.Rejected:
 		sc.State, sc.Drained = ScheduleRejected, false
+	case ps.Cancelled && float64(ps.CancelledAt)*1000 <= float64(endMs):
+		sc.State = ScheduleCancelled // a cancel directive (R97)
 	case ps.StoppedByException && float64(ps.StoppedAt)*1000 <= float64(endMs):
 		sc.State = ScheduleFailed
 	case ps.CancelledByShutdown:
@@ -627,6 +656,12 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 			tk.EndMs, tk.Unfinished = nan, true
 		}
 		tk.Failed = s.Submits[i].Fail && !tk.Unfinished && !math.IsNaN(tk.StartMs)
+	}
+	for _, c := range s.Cancels {
+		k := slices.IndexFunc(s.Schedules, func(u Schedule) bool { return u.ID == c.ID })
+		res.Events = append(res.Events, Event{AtMs: c.AtMs, ActualMs: float64(c.AtMs), Kind: "cancel",
+			Detail: "cancelled=" + strconv.FormatBool(out.Summary.Periodic[k].Cancelled)})
+		transitions = append(transitions, time.Duration(c.AtMs)*time.Millisecond)
 	}
 	for _, e := range s.Sets {
 		d := ""

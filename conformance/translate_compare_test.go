@@ -81,6 +81,13 @@ func TestScenarioTranslation(t *testing.T) {
 		}, ""},
 		// Its constructor takes no max.
 		{"scheduled with max", Pool{Kind: KindScheduled, Core: 2, Max: 4}, nil, nil, "fixes max"},
+		// setRemoveOnCancelPolicy(true) (R97), a ScheduledThreadPoolExecutor policy only.
+		{"removeOnCancel", Pool{Kind: KindScheduled, Core: 1, RemoveOnCancel: true}, nil, func(t *testing.T, c model.Config) {
+			if !c.RemoveOnCancel {
+				t.Errorf("config %+v", c)
+			}
+		}, ""},
+		{"removeOnCancel on jdk", Pool{Kind: KindJDK, Core: 1, Max: 2, RemoveOnCancel: true}, nil, nil, "ScheduledThreadPoolExecutor policies"},
 		// An array queue needs a capacity, as ArrayBlockingQueue's constructor does.
 		{"array without capacity", Pool{Kind: KindJDK, Core: 1, Max: 2, Queue: QueueArray}, nil, nil, "capacity"},
 		// The constructor's own checks (R2) come from the model.
@@ -105,6 +112,35 @@ func TestScenarioTranslation(t *testing.T) {
 			}
 			c.want(t, sc.Pool.Config)
 		})
+	}
+}
+
+// TestScenarioCancels: a cancel directive becomes its schedule's cancelAt (R97); one naming no
+// schedule, a second cancel of one schedule, or one before the schedule call, is refused.
+func TestScenarioCancels(t *testing.T) {
+	base := Script{Pool: Pool{Kind: KindScheduled, Core: 1}, Schedules: []Schedule{once(1, 10, 50, 5), fixedRate(2, 20, 0, 30, 5)}, EndMs: 100}
+	s := base
+	s.Cancels = []Cancel{{AtMs: 40, ID: 2}}
+	sc, err := s.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := sc.Periodic[1]; !j.Cancel || j.CancelAt != 40*time.Millisecond || sc.Periodic[0].Cancel {
+		t.Errorf("jobs %+v", sc.Periodic)
+	}
+	for _, c := range []struct {
+		cancels []Cancel
+		err     string
+	}{
+		{[]Cancel{{AtMs: 40, ID: 3}}, "no schedule directive has id 3"},
+		{[]Cancel{{AtMs: 40, ID: 1}, {AtMs: 50, ID: 1}}, "cancelled twice"},
+		{[]Cancel{{AtMs: 5, ID: 1}}, "before schedule 1's call"},
+	} {
+		s := base
+		s.Cancels = c.cancels
+		if _, err := s.Scenario(); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%+v: error %v, want one mentioning %q", c.cancels, err, c.err)
+		}
 	}
 }
 

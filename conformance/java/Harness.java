@@ -204,7 +204,7 @@ public final class Harness {
         }, "harness-submitter");
         Thread controller = new Thread(() -> {
             if (await(go)) {
-                controlLoop(poolRef[0], tasks, eventActual, eventLate, eventDetail);
+                controlLoop(poolRef[0], scheds, eventActual, eventLate, eventDetail);
             }
         }, "harness-controller");
         Thread sampler = new Thread(() -> {
@@ -358,7 +358,9 @@ public final class Harness {
             if (e instanceof Script.Submit || e instanceof Script.Sched) {
                 continue;
             }
-            String kind = e instanceof Script.SetEvent ? "set" : ((Script.Shutdown) e).now ? "shutdownNow" : "shutdown";
+            String kind = e instanceof Script.SetEvent ? "set"
+                    : e instanceof Script.Cancel ? "cancel"
+                    : ((Script.Shutdown) e).now ? "shutdownNow" : "shutdown";
             if (eventActual[e.index] != 0) {
                 maxEventLate = Math.max(maxEventLate, eventLate[e.index]);
                 sumLate += eventLate[e.index];
@@ -538,7 +540,7 @@ public final class Harness {
         }
     }
 
-    private void controlLoop(Pools.Pool pool, Map<Integer, Task> tasks, long[] actual, long[] late, String[] detail) {
+    private void controlLoop(Pools.Pool pool, Map<Integer, SchedTask> scheds, long[] actual, long[] late, String[] detail) {
         for (Script.Event e : s.events) {
             if (e instanceof Script.Submit || e instanceof Script.Sched) {
                 continue;
@@ -570,6 +572,18 @@ public final class Harness {
                             : ch.value == Script.UNBOUNDED && ch.key.equals("max") ? "unbounded" : String.valueOf(ch.value));
                 }
                 detail[e.index] = d.toString();
+            } else if (e instanceof Script.Cancel) {
+                // cancel(false) on the future the submitter's schedule call returned (R97).
+                SchedTask st = scheds.get(((Script.Cancel) e).id);
+                java.util.concurrent.ScheduledFuture<?> f = st.future;
+                if (f == null) {
+                    synchronized (warnings) {
+                        warnings.add("cancel of schedule " + st.id + ": no future (the call was rejected or not made yet)");
+                    }
+                    detail[e.index] = "cancelled=false";
+                } else {
+                    detail[e.index] = "cancelled=" + f.cancel(false);
+                }
             } else if (((Script.Shutdown) e).now) {
                 List<Runnable> drained = pool.shutdownNow();
                 markDrained(drained);
@@ -636,6 +650,7 @@ public final class Harness {
         w.prestart = s.prestart;
         w.continuePeriodic = s.continuePeriodic;
         w.executeDelayed = s.executeDelayed;
+        w.removeOnCancel = s.removeOnCancel;
         for (int round = 0; round < 3; round++) {
             Recorder r = new Recorder();
             Pools.Pool p = Pools.create(w, r);
@@ -663,7 +678,15 @@ public final class Harness {
                     sc.periodMs = 2;
                     sc.serviceMs = new long[] {1};
                     sc.failRun = 3;
-                    p.schedule(new SchedTask(-10, mode, sc.serviceMs, sc.failRun, r), sc);
+                    SchedTask st = new SchedTask(-10, mode, sc.serviceMs, sc.failRun, r);
+                    p.schedule(st, sc);
+                    if (mode.equals("fixed-rate")) {
+                        // The cancel path (R97): queued, then skipped when due or removed.
+                        sc.delayMs = 3;
+                        SchedTask c = new SchedTask(-11, mode, sc.serviceMs, 0, r);
+                        p.schedule(c, sc);
+                        c.future.cancel(false);
+                    }
                 }
             }
             sleepUntil(start + MS);

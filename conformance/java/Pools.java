@@ -390,6 +390,7 @@ final class Pools {
             stpe = new ScheduledThreadPoolExecutor(s.core, f, counting);
             stpe.setContinueExistingPeriodicTasksAfterShutdownPolicy(s.continuePeriodic);
             stpe.setExecuteExistingDelayedTasksAfterShutdownPolicy(s.executeDelayed);
+            stpe.setRemoveOnCancelPolicy(s.removeOnCancel);
             if (s.allowCoreThreadTimeOut) {
                 stpe.allowCoreThreadTimeOut(true);
             }

@@ -39,6 +39,8 @@ final class Script {
     /** ScheduledThreadPoolExecutor's shutdown policies (R98), with the JDK's defaults. */
     boolean continuePeriodic;
     boolean executeDelayed = true;
+    /** ScheduledThreadPoolExecutor.setRemoveOnCancelPolicy (R97), default false. */
+    boolean removeOnCancel;
     int poolLine;
 
     /** Submits, sets and shutdowns in file order (which is also time order, see parse). */
@@ -102,6 +104,14 @@ final class Script {
         int failRun;
     }
 
+    /**
+     * A cancel directive (kind=scheduled): cancel(false) on the future of an earlier schedule
+     * directive, made by the controller thread (R97).
+     */
+    static final class Cancel extends Event {
+        int id;
+    }
+
     /** An input error, printed like Go's inputerr: FILE:LINE:COL: KEY: msg (allowed). */
     static final class Error extends Exception {
         private static final long serialVersionUID = 1L;
@@ -161,7 +171,11 @@ final class Script {
     // ----------------------------------------------------------------------------------------
     // Parsing
 
-    private static final String DIRECTIVES = "pool, submit, schedule, set, shutdown, shutdownNow, sample, end";
+    private static final String DIRECTIVES = "pool, submit, schedule, cancel, set, shutdown, shutdownNow, sample, end";
+
+    /** Schedule directives by id, and the ids already cancelled, while parsing. */
+    private final Map<Integer, Sched> schedById = new java.util.HashMap<>();
+    private final Set<Integer> cancelledIds = new HashSet<>();
 
     static Script parse(String file, List<String> lines) throws Error {
         Script s = new Script(file);
@@ -220,6 +234,10 @@ final class Script {
                     break;
                 case "schedule":
                     e = s.parseSchedule(lineNo, dcol, kv, ids);
+                    s.schedById.put(((Sched) e).id, (Sched) e);
+                    break;
+                case "cancel":
+                    e = s.parseCancel(lineNo, dcol, kv);
                     break;
                 case "set":
                     e = s.parseSet(lineNo, dcol, kv);
@@ -384,7 +402,7 @@ final class Script {
             case SCHEDULED:
                 // The constructor fixes max (Integer.MAX_VALUE), keepAlive (10 ms) and the queue (R88).
                 noOtherKeys(line, kv, "kind", "core", "rejection", "allowCoreThreadTimeOut", "prestart",
-                        "continuePeriodic", "executeDelayed");
+                        "continuePeriodic", "executeDelayed", "removeOnCancel");
                 max = UNBOUNDED;
                 keepAliveMs = 10;
                 queue = "delayed";
@@ -397,6 +415,9 @@ final class Script {
                 }
                 if (kv.containsKey("executeDelayed")) {
                     executeDelayed = bool(line, kv.get("executeDelayed"));
+                }
+                if (kv.containsKey("removeOnCancel")) {
+                    removeOnCancel = bool(line, kv.get("removeOnCancel"));
                 }
                 break;
         }
@@ -634,6 +655,28 @@ final class Script {
             }
         }
         return s;
+    }
+
+    private Cancel parseCancel(int line, int dcol, Map<String, Token> kv) throws Error {
+        if (kind != Kind.SCHEDULED) {
+            throw new Error(file, line, dcol, "cancel", "only for kind=scheduled", "schedule directives have futures to cancel");
+        }
+        noOtherKeys(line, kv, "at", "id");
+        Cancel c = new Cancel();
+        c.atMs = at(line, dcol, kv);
+        Token idT = kv.get("id");
+        if (idT == null) {
+            throw new Error(file, line, dcol, "id", "missing", "the id of an earlier schedule directive");
+        }
+        c.id = intOrUnbounded(line, idT, false);
+        if (!schedById.containsKey(c.id)) {
+            throw new Error(file, line, idT.col, "id", "no earlier schedule directive has id " + c.id,
+                    "the id of an earlier schedule directive");
+        }
+        if (!cancelledIds.add(c.id)) {
+            throw new Error(file, line, idT.col, "id", "schedule " + c.id + " is cancelled twice", "one cancel per schedule");
+        }
+        return c;
     }
 
     private Submit parseSubmit(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
