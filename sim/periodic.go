@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/poolsim/poolsim/model"
@@ -294,26 +295,34 @@ func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
 }
 
 // periodicFindings states what users miss: a series that an exception
-// stopped for good (R96), and runs that bunched after a late one (R94).
+// stopped for good (R96), runs that bunched after a late one (R94), and
+// cancelled runs that stayed in the queue until due (R97).
 func periodicFindings(ps []PeriodicSummary) []string {
-	var out []string
+	var out, kept []string
 	for _, p := range ps {
 		if p.StoppedByException {
 			out = append(out, fmt.Sprintf("periodic job %q stopped for good at t=%vs: its run %d threw, and ScheduledThreadPoolExecutor schedules no further run of a task that threw (R96) — nothing is logged, the future just holds the exception",
 				p.Name, FormatFloat(float64(p.StoppedAt)), p.LastRun))
 		}
 		if p.Cancelled && !p.CancelledRunning && !p.RemovedAfterCancel {
-			where := "was still queued at the end"
+			fate := "still queued at the end"
 			if p.SkippedRuns > 0 {
-				where = fmt.Sprintf("stayed queued until it was due, and a worker skipped it at t=%ss", FormatFloat(float64(p.SkippedAt)))
+				fate = "skipped at " + FormatFloat(float64(p.SkippedAt)) + "s"
 			}
-			out = append(out, fmt.Sprintf("periodic job %q was cancelled at t=%ss, but its queued run %s: with removeOnCancelPolicy false, a cancelled task keeps its place in the queue (queue_len counts it) and a thread waits TIMED_WAITING for it as if it would run (R97); removeOnCancelPolicy: true removes it at once",
-				p.Name, FormatFloat(float64(p.CancelledAt)), where))
+			kept = append(kept, fmt.Sprintf("%q (cancelled at %ss, %s)", p.Name, FormatFloat(float64(p.CancelledAt)), fate))
 		}
 		if p.LateRuns > 0 && p.Mode == string(scenarios.FixedRate) {
 			out = append(out, fmt.Sprintf("periodic job %q: %d of %d runs started late (up to %ss): after a late run, fixed-rate runs the missed ones back to back (R94)",
 				p.Name, p.LateRuns, p.Runs, FormatFloat(p.MaxLateness)))
 		}
+	}
+	if len(kept) > 0 {
+		what := "a cancelled job kept its queued run"
+		if len(kept) > 1 {
+			what = fmt.Sprintf("%d cancelled jobs kept their queued runs", len(kept))
+		}
+		out = append(out, fmt.Sprintf("%s in the queue until due — %s: with removeOnCancelPolicy false, future.cancel(false) leaves a cancelled task in its place (queue_len counts it, and a thread waits TIMED_WAITING for it as if it would run) until a worker takes it and skips it (R97); removeOnCancelPolicy: true removes it at once",
+			what, strings.Join(kept, ", ")))
 	}
 	return out
 }

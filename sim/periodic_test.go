@@ -108,6 +108,106 @@ func TestScheduledThrows(t *testing.T) {
 	}
 }
 
+// TestScheduledCancel runs the bundled cancel example with both removeOnCancelPolicy values and
+// checks, from the scenario's own parameters, what R97 says: with the default policy each
+// cancelled task stays queued — and is waited for TIMED_WAITING — until it is due, then is
+// skipped (a completed task, no run); with the policy it leaves the queue at once, but the
+// thread waiting for a removed head sleeps on until that head's due time.
+func TestScheduledCancel(t *testing.T) {
+	sc, err := scenarios.Load("../scenarios/examples/scheduled-cancel.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run each job has queued at its cancel, due at dueAt: the first due time after the
+	// cancel (the example's runs are short and never running at a cancel).
+	dueAt := make([]time.Duration, len(sc.Periodic))
+	for i, j := range sc.Periodic {
+		if !j.Cancel {
+			t.Fatalf("job %s has no cancelAt", j.Name)
+		}
+		due := j.At + j.InitialDelay
+		for j.Mode != scenarios.Once && due <= j.CancelAt {
+			due += j.Every
+		}
+		dueAt[i] = due
+	}
+	// queued returns the jobs holding a queued task at t (between two runs of a periodic job too).
+	queued := func(t time.Duration, until func(i int) time.Duration) int {
+		n := 0
+		for i, j := range sc.Periodic {
+			if j.At <= t && t < until(i) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, remove := range []bool{false, true} {
+		t.Run(fmt.Sprintf("removeOnCancelPolicy=%v", remove), func(t *testing.T) {
+			res, starts := runExample(t, "scheduled-cancel.yaml", fmt.Sprintf("pool.removeOnCancelPolicy=%v", remove))
+			s := res.Summary
+			for i, j := range sc.Periodic {
+				p := s.Periodic[i]
+				if !p.Cancelled || float64(p.CancelledAt) != j.CancelAt.Seconds() || p.CancelledRunning {
+					t.Errorf("%s: cancelled %v at %vs (running %v), want at %v in the queue", j.Name, p.Cancelled, p.CancelledAt, p.CancelledRunning, j.CancelAt)
+				}
+				for _, st := range starts[int32(i+1)] {
+					if st > j.CancelAt {
+						t.Errorf("%s: a run started at %v, after the cancel at %v", j.Name, st, j.CancelAt)
+					}
+				}
+				switch {
+				case !remove && (p.SkippedRuns != 1 || float64(p.SkippedAt) != dueAt[i].Seconds() || p.RemovedAfterCancel):
+					t.Errorf("%s: skipped %d at %vs, removed %v; want skipped once when due at %v", j.Name, p.SkippedRuns, p.SkippedAt, p.RemovedAfterCancel, dueAt[i])
+				case remove && (p.SkippedRuns != 0 || !p.RemovedAfterCancel || float64(p.RemovedAt) != j.CancelAt.Seconds()):
+					t.Errorf("%s: skipped %d, removed %v at %vs; want removed at the cancel", j.Name, p.SkippedRuns, p.RemovedAfterCancel, p.RemovedAt)
+				}
+			}
+			n := int64(len(sc.Periodic))
+			if remove && (s.SkippedCancelled != 0 || s.RemovedAfterCancel != n || s.Completed != s.PeriodicRuns) ||
+				!remove && (s.SkippedCancelled != n || s.RemovedAfterCancel != 0 || s.Completed != s.PeriodicRuns+n) || s.PeriodicCancelled != n {
+				t.Errorf("skipped %d, removed %d, completed %d, runs %d, cancelled %d", s.SkippedCancelled, s.RemovedAfterCancel, s.Completed, s.PeriodicRuns, s.PeriodicCancelled)
+			}
+		})
+	}
+	// The timeline: queue length and TIMED_WAITING threads, sampled a quarter second off the
+	// whole seconds at which the example's calls, cancels and runs happen.
+	for _, remove := range []bool{false, true} {
+		sc, err := scenarios.Load("../scenarios/examples/scheduled-cancel.yaml", []string{fmt.Sprintf("pool.removeOnCancelPolicy=%v", remove)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := map[time.Duration]Sample{}
+		if _, err := Run(context.Background(), sc, Options{CheckInvariants: true, OnSample: func(x Sample) { at[x.T] = x }}); err != nil {
+			t.Fatal(err)
+		}
+		until := func(i int) time.Duration { return dueAt[i] } // stays until due (R97)
+		if remove {
+			until = func(i int) time.Duration { return sc.Periodic[i].CancelAt } // removed at once
+		}
+		// The longest a thread waits for a cancelled head: until the last such head is due —
+		// with removal too, since a removed head's leader sleeps on until its due time.
+		var poller time.Duration
+		for i, j := range sc.Periodic {
+			if j.Mode != scenarios.Once {
+				poller = dueAt[i]
+			}
+		}
+		for tt := 250 * time.Millisecond; tt < sc.Duration; tt += time.Second {
+			x := at[tt]
+			if want := queued(tt, until); x.Queue != want {
+				t.Errorf("removeOnCancelPolicy=%v at %v: queue %d, want %d", remove, tt, x.Queue, want)
+			}
+			wantTimed := 0
+			if x.Queue > 0 || remove && tt > sc.Periodic[0].At && tt < poller {
+				wantTimed = 1 // a leader waits for the head, cancelled or removed
+			}
+			if x.IdleTimed != wantTimed || x.Busy != 0 {
+				t.Errorf("removeOnCancelPolicy=%v at %v: %d TIMED_WAITING, %d busy; want %d, 0", remove, tt, x.IdleTimed, x.Busy, wantTimed)
+			}
+		}
+	}
+}
+
 // TestJettyShrinkVsJDK: after the burst, Jetty loses exactly one thread per idleTimeout
 // (R104, R105); a ThreadPoolExecutor with a fair SynchronousQueue keeps ⌈λ(K+S)⌉ − 1 = 120
 // (R78), and with a non-fair one falls to core at once (R55) — the comparison of R110.
