@@ -343,7 +343,7 @@ func (e *Explanation) analyse() {
 			s.CallerRan, dur(float64(s.SubmitDelayMean)), dur(float64(s.SubmitDelayMax)))
 	}
 	if len(e.Result.Findings) > 0 {
-		e.add("Limits", "%s", strings.Join(e.Result.Findings, "; "))
+		e.add("Also in this run", "%s", strings.Join(e.Result.Findings, "; "))
 	}
 }
 

@@ -28,8 +28,12 @@ func (e *Explanation) familyFindings() bool {
 		e.add("Why it never grows past core", "the DelayedWorkQueue is unbounded and never refuses a task, so the pool never grows beyond core %d (R88; largest here %d). Each schedule call and each periodic re-run starts a new worker while fewer than core exist, even when one is idle (ensurePrestart, R91).",
 			c.Core, s.LargestPoolSize)
 		if s.PeriodicRuns > 0 {
-			e.add("Periodic jobs", "%d runs; %d started after their due time (at most %s late). A fixed-rate run is due a period after the previous one was due, so after a late run the missed ones run back to back (R94); a fixed-delay run is due a delay after the previous one ended (R95). A run that throws ends its series for good (R96).",
-				s.PeriodicRuns, s.PeriodicLateRuns, dur(float64(s.PeriodicMaxLateness)))
+			e.add("Periodic jobs", "%s; %d started after their due time (at most %s late). A fixed-rate run is due a period after the previous one was due, so after a late run the missed ones run back to back (R94); a fixed-delay run is due a delay after the previous one ended (R95). A run that throws ends its series for good (R96).",
+				plural(s.PeriodicRuns, "run"), s.PeriodicLateRuns, dur(float64(s.PeriodicMaxLateness)))
+		}
+		if s.PeriodicCancelled > 0 {
+			e.add("Cancelled jobs", "%s cancelled with future.cancel(false) (R97): %s stayed in the queue until due and were skipped, and %s left it at once (removeOnCancelPolicy %v). A cancelled task that stays queued counts in the queue length and keeps the leader TIMED_WAITING as if it would run; removing it does not wake the leader either, which waits until the removed task was due.",
+				plural(s.PeriodicCancelled, "job was", "jobs were"), plural(s.SkippedCancelled, "run"), plural(s.RemovedAfterCancel, "run"), c.RemoveOnCancel)
 		}
 	case model.Jetty:
 		e.add("Idle threads", "every idle QueuedThreadPool thread waits in BlockingArrayQueue.poll(idleTimeout = %v) — TIMED_WAITING whatever the thread count, even at minThreads %d (R103); here %s on average.",
@@ -44,7 +48,7 @@ func (e *Explanation) familyFindings() bool {
 		return false
 	}
 	if len(e.Result.Findings) > 0 {
-		e.add("Limits", "%s", strings.Join(e.Result.Findings, "; "))
+		e.add("Also in this run", "%s", strings.Join(e.Result.Findings, "; "))
 	}
 	return true
 }
@@ -61,3 +65,15 @@ func timedWait(c model.Config) string {
 
 // durationOf converts a count for multiplying a duration.
 func durationOf(n int) time.Duration { return time.Duration(max(n, 0)) }
+
+// plural is "1 run" or "n runs"; with two words, the singular and plural
+// forms of the whole phrase ("1 job was", "3 jobs were").
+func plural(n int64, word string, pl ...string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if len(pl) > 0 {
+		return fmt.Sprintf("%d %s", n, pl[0])
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -36,7 +36,16 @@ workload:
   arrivals: {process: poisson, rate: 2}
   service: {dist: exponential, mean: 100ms}
   periodic: [{name: tick, mode: fixed-rate, every: 1s, service: {dist: constant, value: 10ms}}]
-`, []string{"Idle workers", "Why it never grows past core", "Periodic jobs"}, []string{"Why TIMED_WAITING", "Why WAITING"}, "the leader"},
+`, []string{"Idle workers", "Why it never grows past core", "Periodic jobs"}, []string{"Why TIMED_WAITING", "Why WAITING", "Cancelled jobs"}, "the leader"},
+		// Cancelled STPE jobs (R97): one run skipped when due, one removed at once.
+		{"scheduled cancel", `
+duration: 30s
+pool: {preset: scheduled, core: 1}
+workload:
+  periodic:
+    - {name: kept, mode: once, initialDelay: 20s, cancelAt: 2s, service: {dist: constant, value: 1s}}
+    - {name: poll, mode: fixed-rate, every: 5s, cancelAt: 7s, service: {dist: constant, value: 10ms}}
+`, []string{"Cancelled jobs", "Periodic jobs"}, nil, "2 jobs were cancelled with future.cancel(false) (R97): 2 runs stayed in the queue until due and were skipped"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
