@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -748,9 +749,17 @@ func TestCompareTomcat(t *testing.T) {
 // one run of three). Their labels are matched in order of first use; every
 // other thread, and every later hand-off among these, is compared exactly.
 func prestartRelabel(s Script, real, simulated *Result) map[int]int {
+	// Threads started before the first call that can start one: a
+	// submit, a schedule (ensurePrestart, R91) or a setter (R21).
 	first := math.Inf(1)
 	for _, sub := range s.Submits {
 		first = math.Min(first, float64(sub.AtMs))
+	}
+	for _, sch := range s.Schedules {
+		first = math.Min(first, float64(sch.AtMs))
+	}
+	for _, set := range s.Sets {
+		first = math.Min(first, float64(set.AtMs))
 	}
 	batch := func(r *Result) map[int]bool {
 		b := map[int]bool{}
@@ -787,4 +796,26 @@ func prestartRelabel(s Script, real, simulated *Result) map[int]int {
 		m[ro[i]] = so[i]
 	}
 	return m
+}
+
+// TestPrestartRelabel: only threads started before the first call that can
+// start one are matched by first use; threads that a schedule call or a
+// submit started are compared by label exactly, so a swap among them is
+// still a difference.
+func TestPrestartRelabel(t *testing.T) {
+	res := func(firstUse ...int) *Result {
+		r := &Result{Workers: []Worker{{Index: 1, CreatedMs: 0}, {Index: 2, CreatedMs: 0}}}
+		for i, w := range firstUse {
+			r.Tasks = append(r.Tasks, Task{ID: i + 1, Worker: w, StartMs: float64(100 * (i + 1)), Outcome: OutcomePool})
+		}
+		return r
+	}
+	prestarted := Script{Submits: []Submit{{AtMs: 100}, {AtMs: 200}}}
+	if got := prestartRelabel(prestarted, res(2, 1), res(1, 2)); !reflect.DeepEqual(got, map[int]int{2: 1, 1: 2}) {
+		t.Errorf("two prestarted threads used in the other order: relabel %v, want 2→1, 1→2", got)
+	}
+	scheduled := Script{Schedules: []Schedule{{AtMs: 0, ID: 1}, {AtMs: 0, ID: 2}}}
+	if got := prestartRelabel(scheduled, res(2, 1), res(1, 2)); got != nil {
+		t.Errorf("threads started by schedule calls must not be relabelled: %v", got)
+	}
 }
