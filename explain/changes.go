@@ -11,45 +11,78 @@ import (
 )
 
 // window is the part of the run the steady-state analysis describes: after
-// the warmup and after the last runtime reconfiguration, before any
-// shutdown. cfg is the configuration in force there.
+// the warmup and after the last runtime reconfiguration that leaves enough
+// samples, before any shutdown. cfg is the configuration in force there.
 type window struct {
 	from, to time.Duration // samples with from <= T <= to (to exclusive when cut)
 	cut      bool          // to is a shutdown: samples at T >= to are outside
 	cfg      model.Config
 	// changed says which keys the runtime events set before the window.
 	changed map[string]bool
+	// later are the reconfigurations after the window's start: too close
+	// to the end (or the shutdown) to have a steady state of their own.
+	later []time.Duration
+}
+
+// minSteadySamples is how many timeline samples a reconfiguration must
+// leave before the end for the analysis to start at it.
+const minSteadySamples = 3
+
+func hasSet(ev scenarios.Event) bool {
+	return ev.Core != nil || ev.Max != nil || ev.KeepAlive != nil || ev.CoreTimeOut != nil
 }
 
 // steadyWindow applies the scenario's runtime events (R21–R24, R27, R28):
-// a set event after the warmup moves the start of the window to it, a
-// shutdown ends the window.
+// the window starts at the warmup, or at the latest reconfiguration after
+// it that leaves minSteadySamples samples, and a shutdown ends it.
 func steadyWindow(sc *scenarios.Scenario) window {
 	w := window{from: sc.Warmup, to: sc.Duration, cfg: sc.Pool.Config, changed: map[string]bool{}}
+	var sets []scenarios.Event
 	for _, ev := range sc.Events {
+		if hasSet(ev) {
+			sets = append(sets, ev)
+		}
 		if ev.Shutdown != "" {
 			if ev.At < w.to {
 				w.to, w.cut = ev.At, true
 			}
 			break
 		}
+	}
+	for i := len(sets) - 1; i >= 0; i-- {
+		if at := sets[i].At; at > sc.Warmup && samplesIn(sc.Sample, at, w.to, w.cut) >= minSteadySamples {
+			w.from = at
+			break
+		}
+	}
+	for _, ev := range sets {
 		if ev.At > w.from {
-			w.from = ev.At
+			w.later = append(w.later, ev.At)
+			continue
 		}
-		if ev.Core != nil {
-			w.cfg.Core, w.changed["pool.core"] = *ev.Core, true
-		}
-		if ev.Max != nil {
-			w.cfg.Max, w.changed["pool.max"] = *ev.Max, true
-		}
-		if ev.KeepAlive != nil {
-			w.cfg.KeepAlive, w.changed["pool.keepAlive"] = *ev.KeepAlive, true
-		}
-		if ev.CoreTimeOut != nil {
-			w.cfg.CoreTimeOut, w.changed["pool.allowCoreThreadTimeOut"] = *ev.CoreTimeOut, true
+		w.cfg = applyEvent(w.cfg, ev)
+		for key, set := range map[string]bool{"pool.core": ev.Core != nil, "pool.max": ev.Max != nil,
+			"pool.keepAlive": ev.KeepAlive != nil, "pool.allowCoreThreadTimeOut": ev.CoreTimeOut != nil} {
+			if set {
+				w.changed[key] = true
+			}
 		}
 	}
 	return w
+}
+
+// samplesIn counts the timeline's sample times k·every in [from, to], or
+// [from, to) when cut.
+func samplesIn(every, from, to time.Duration, cut bool) int {
+	if every <= 0 || to < from {
+		return 0
+	}
+	last := to / every
+	if cut && last*every == to {
+		last--
+	}
+	first := (from + every - 1) / every
+	return max(int(last-first+1), 0)
 }
 
 // whole reports whether the window is the whole run after the warmup, so
@@ -118,9 +151,31 @@ func (e *Explanation) changes(samples []sim.Sample) {
 		parts = append(parts, text)
 		cfg = applyEvent(cfg, ev)
 	}
-	e.add("Runtime changes", "%s The steady state above is the part of the run after the last change%s (%v to %v), with core %d, max %s, keepAlive %v.",
-		strings.Join(parts, " "), map[bool]string{true: " and before the shutdown", false: ""}[e.window.cut],
-		e.Steady.SteadyFrom, e.Steady.SteadyTo, e.Config.Core, sizeText(e.Config.Max), e.Config.KeepAlive)
+	text := strings.Join(parts, " ")
+	switch w := e.window; {
+	case e.Steady.Samples == 0:
+	case w.from > sc.Warmup:
+		text += fmt.Sprintf(" The steady state above is the part of the run after the change at %v%s (%v to %v), with core %d, max %s, keepAlive %v.",
+			w.from, map[bool]string{true: " and before the shutdown", false: ""}[w.cut],
+			e.Steady.SteadyFrom, e.Steady.SteadyTo, e.Config.Core, sizeText(e.Config.Max), e.Config.KeepAlive)
+	default:
+		text += fmt.Sprintf(" The steady state above runs from %v to %v%s, with core %d, max %s, keepAlive %v.",
+			e.Steady.SteadyFrom, e.Steady.SteadyTo, map[bool]string{true: ", before the shutdown", false: ""}[w.cut],
+			e.Config.Core, sizeText(e.Config.Max), e.Config.KeepAlive)
+	}
+	if later := e.window.later; len(later) > 0 && e.Steady.Samples > 0 {
+		at := make([]string, len(later))
+		for i, t := range later {
+			at[i] = t.String()
+		}
+		end := "the end of the run"
+		if e.window.cut {
+			end = "the shutdown"
+		}
+		text += fmt.Sprintf(" The change at %s comes too close to %s (fewer than %d samples after it) to have a steady state of its own.",
+			strings.Join(at, ", "), end, minSteadySamples)
+	}
+	e.add("Runtime changes", "%s", text)
 }
 
 func applyEvent(c model.Config, ev scenarios.Event) model.Config {
@@ -139,15 +194,31 @@ func applyEvent(c model.Config, ev scenarios.Event) model.Config {
 	return c
 }
 
-// changeRule says, in the JDK's terms, what one event does to this pool.
+// changeRule says, in the JDK's terms, what one event does to this pool:
+// its settings first, then a shutdown made by the same event.
 func changeRule(c model.Config, ev scenarios.Event, before sim.Sample, known bool) string {
 	var out []string
+	if c.Flavor == model.Jetty {
+		out = jettyChangeRule(c, ev)
+	} else {
+		out = tpeChangeRule(c, ev, before, known)
+	}
 	switch ev.Shutdown {
 	case "graceful":
-		return "shutdown() rejects every later task, lets the queued ones run, and lets idle workers exit (R27)."
+		out = append(out, "shutdown() rejects every later task, lets the queued ones run, and lets idle workers exit (R27)")
 	case "now":
-		return "shutdownNow() rejects every later task, drains the queue (the drained tasks are counted, never run) and interrupts every worker (R28)."
+		out = append(out, "shutdownNow() rejects every later task, drains the queue (the drained tasks are counted, never run) and interrupts every worker (R28)")
 	}
+	if len(out) == 0 {
+		return "nothing changes (the values are the current ones)."
+	}
+	return strings.Join(out, "; then ") + "."
+}
+
+// tpeChangeRule is what the setters of ThreadPoolExecutor (and Tomcat's
+// and ScheduledThreadPoolExecutor's, which inherit them) do (R21–R24).
+func tpeChangeRule(c model.Config, ev scenarios.Event, before sim.Sample, known bool) []string {
+	var out []string
 	if ev.Max != nil {
 		switch n := *ev.Max; {
 		case n != c.Max && c.Flavor == model.Scheduled:
@@ -162,7 +233,9 @@ func changeRule(c model.Config, ev scenarios.Event, before sim.Sample, known boo
 	}
 	if ev.Core != nil {
 		switch n := *ev.Core; {
-		case n > c.Core && known && before.Queue > 0:
+		case n > c.Core && !known:
+			out = append(out, fmt.Sprintf("a higher core (%d → %d) starts min(%d, queued) workers at once for the tasks queued at that moment, none if nothing is queued (R21)", c.Core, n, n-c.Core))
+		case n > c.Core && before.Queue > 0:
 			out = append(out, fmt.Sprintf("a higher core (%d → %d) starts min(%d, queued) workers at once for the queued tasks (R21)", c.Core, n, n-c.Core))
 		case n > c.Core:
 			out = append(out, fmt.Sprintf("a higher core (%d → %d) starts no worker while nothing is queued; each later task adds one until core is reached, idle workers or not (R21, R4)", c.Core, n))
@@ -185,10 +258,35 @@ func changeRule(c model.Config, ev scenarios.Event, before sim.Sample, known boo
 			out = append(out, "allowCoreThreadTimeOut(false) interrupts nobody; workers at or below core wait in take() from their next wait (R24)")
 		}
 	}
-	if len(out) == 0 {
-		return "nothing changes (the values are the current ones)."
+	return out
+}
+
+// jettyChangeRule is what QueuedThreadPool's setters do (R100, R104,
+// R107): setMinThreads starts threads up to the new minimum at once, and
+// no setter stops a thread — threads above the bounds leave only through
+// the idle shrink, one per idleTimeout.
+func jettyChangeRule(c model.Config, ev scenarios.Event) []string {
+	var out []string
+	if ev.Max != nil {
+		switch n := *ev.Max; {
+		case n < c.Max:
+			out = append(out, fmt.Sprintf("setMaxThreads (%s → %s) stops no thread: threads above it leave only through the idle shrink, at most one per idleTimeout (R100, R104)", sizeText(c.Max), sizeText(n)))
+		case n > c.Max:
+			out = append(out, fmt.Sprintf("setMaxThreads (%s → %s) lets the pool grow further whenever no thread is idle (R102)", sizeText(c.Max), sizeText(n)))
+		}
 	}
-	return strings.Join(out, "; ") + "."
+	if ev.Core != nil {
+		switch n := *ev.Core; {
+		case n > c.Core:
+			out = append(out, fmt.Sprintf("setMinThreads (%d → %d) starts threads at once up to the new minimum (ensureThreads, R107)", c.Core, n))
+		case n < c.Core:
+			out = append(out, fmt.Sprintf("setMinThreads (%d → %d) stops no thread: those above it leave one per idleTimeout (R104)", c.Core, n))
+		}
+	}
+	if ev.KeepAlive != nil && *ev.KeepAlive != c.KeepAlive {
+		out = append(out, fmt.Sprintf("setIdleTimeout (%v → %v) interrupts nobody: it applies from each thread's next wait and shrink check (R104)", c.KeepAlive, *ev.KeepAlive))
+	}
+	return out
 }
 
 func state(s sim.Sample) string {

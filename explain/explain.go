@@ -32,6 +32,7 @@ type Spread struct {
 	First, Last          float64 // first and last steady sample, to show a trend
 	FirstAt, LastAt      time.Duration
 	PeakBusy             float64 // the largest busy count over the samples
+	QueueMax             int     // the longest queue in a sample
 	SteadyFrom, SteadyTo time.Duration
 }
 
@@ -88,6 +89,7 @@ func Explain(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Explana
 	var times []time.Duration
 	var peaks peakTracker
 	var all []sim.Sample // kept only when runtime events need them
+	var queueMax int
 	res, err := sim.Run(ctx, sc, sim.Options{OnSample: func(s sim.Sample) {
 		peaks.observe(s)
 		if len(sc.Events) > 0 {
@@ -101,12 +103,14 @@ func Explain(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Explana
 		untimed = append(untimed, float64(s.IdleUntimed))
 		busy = append(busy, float64(s.Busy))
 		times = append(times, s.T)
+		queueMax = max(queueMax, s.Queue)
 	}})
 	if err != nil {
 		return nil, err
 	}
 	e.Result = res
 	e.Steady = spread(sizes, timed, untimed, busy, times)
+	e.Steady.QueueMax = queueMax
 	if e.window.whole(sc) {
 		// Busy and idle counts come from the time-weighted means: samples
 		// can alias with periodic arrivals.
@@ -243,7 +247,12 @@ func (e *Explanation) analyse() {
 	handOff := c.HandOff()
 	queue := c.Queue.JavaName()
 	if st.Samples == 0 {
-		e.add("No steady state", "the run has no timeline sample after the warmup; lengthen the duration or shorten the warmup.")
+		if w := e.window; w.cut && w.to <= sc.Warmup {
+			e.add("No steady state", "the pool was shut down at %v, before the warmup (%v) ended; shorten the warmup, or shut down later, to see the pool at work.", w.to, sc.Warmup)
+		} else {
+			e.add("No steady state", "the run has no timeline sample after the warmup; lengthen the duration or shorten the warmup.")
+		}
+		e.rejectedAfterShutdown()
 		return
 	}
 
@@ -310,13 +319,17 @@ func (e *Explanation) analyse() {
 
 	// Never grows past core. Not Tomcat's TaskQueue: it refuses a task
 	// whenever no worker is idle, however unbounded it is (R67).
-	if c.Queue != model.Synchronous && c.Queue != model.TaskQueue && c.QueueCapacity == model.Unbounded && c.Max > c.Core && s.QueueLenMax > 0 {
+	queueMax := s.QueueLenMax
+	if !e.window.whole(sc) {
+		queueMax = st.QueueMax // the configuration c holds only in the window
+	}
+	if c.Queue != model.Synchronous && c.Queue != model.TaskQueue && c.QueueCapacity == model.Unbounded && c.Max > c.Core && queueMax > 0 {
 		limit := c.Core
 		if c.Core == 0 {
 			limit = 1
 		}
 		e.add("Why it never grows past core", "the %s is unbounded, so offer() never refuses a task and the pool never adds a thread beyond %d (core %d%s), however long the queue gets (up to %d here): max = %s is never used (R7, P1, P2, P5).",
-			queue, limit, c.Core, map[bool]string{true: "; with core 0 the recheck keeps exactly one", false: ""}[c.Core == 0], s.QueueLenMax, sizeText(c.Max))
+			queue, limit, c.Core, map[bool]string{true: "; with core 0 the recheck keeps exactly one", false: ""}[c.Core == 0], queueMax, sizeText(c.Max))
 	}
 
 	// Rejections: those of a full pool, then those of a shut-down one.
@@ -328,10 +341,7 @@ func (e *Explanation) analyse() {
 		e.add("Why tasks were rejected", "%d of %d tasks (%s) were rejected (%s). A task is rejected only when, at that instant, %s (R6, R32–R35); idle workers at other times do not help. Policy %s: %s.",
 			full, s.Submitted, pct(float64(full)/float64(s.Submitted)), c.Rejection, why, c.Rejection, policyText(c.Rejection, s))
 	}
-	if s.RejectedAfterShutdown > 0 {
-		e.add("Rejected after shutdown", "%d tasks submitted after the pool was shut down were rejected: a shut-down pool hands every new task to its rejection policy (%s), however idle it is (R5, R6, R27, R28).",
-			s.RejectedAfterShutdown, c.Rejection)
-	}
+	e.rejectedAfterShutdown()
 
 	// Queueing delay and overload.
 	if lambda == lambda && svc == svc && lambda*svc > float64(min(c.Max, sizeCap(c)))*0.98 && c.QueueCapacity == model.Unbounded {
@@ -344,6 +354,13 @@ func (e *Explanation) analyse() {
 	}
 	if len(e.Result.Findings) > 0 {
 		e.add("Also in this run", "%s", strings.Join(e.Result.Findings, "; "))
+	}
+}
+
+func (e *Explanation) rejectedAfterShutdown() {
+	if n := e.Result.Summary.RejectedAfterShutdown; n > 0 {
+		e.add("Rejected after shutdown", "%d tasks submitted after the pool was shut down were rejected: a shut-down pool hands every new task to its rejection policy (%s), however idle it is (R5, R6, R27, R28).",
+			n, e.Config.Rejection)
 	}
 }
 
@@ -386,9 +403,10 @@ func (e *Explanation) mechanism(lambda, svc float64, handOff model.HandOff) {
 		text += fmt.Sprintf(" With random (Poisson) arrivals a worker's wait for its turn is the time for N arrivals, so a wait ends in death with probability P(Poisson(λK) ≤ N−1); at N = %d the pool loses about λ·P = %s workers per hour (R78).",
 			n, f2(rate*3600))
 		switch lk := lambda * k.Seconds(); {
-		case c.Max != model.Unbounded && lk >= float64(c.Max):
-			text += fmt.Sprintf(" Here λK = %s is above max (%d): even a pool of max idle workers gives each a task well within keepAlive, so this mechanism never shrinks it; it holds %s on average.",
-				f1(lk), c.Max, f1(st.Mean))
+		case c.Max != model.Unbounded && PoissonDeathRate(lambda, k, c.Max)*3600 < 0.01:
+			// Even at max, fewer than one death per 100 hours.
+			text += fmt.Sprintf(" Here λK = %s is far above max (%d): even a pool of max idle workers gives each a task well within keepAlive (fewer than one death per 100 hours at N = %d), so this mechanism does not shrink it; it holds %s on average.",
+				f1(lk), c.Max, c.Max, f1(st.Mean))
 		case st.First > st.Last:
 			text += fmt.Sprintf(" A pool larger than that falls quickly to somewhat below λK = %s, then ever more slowly: %s at %v, %s at %v in this run.",
 				f1(lk), f0(st.First), st.FirstAt, f0(st.Last), st.LastAt)

@@ -243,7 +243,7 @@ pool: {core: 2, max: 4, keepAlive: 30s, queue: {type: array, capacity: 8}}
 workload: {arrivals: {process: poisson, rate: 25}, service: {dist: exponential, mean: 100ms}}
 `)
 	text := findingsText(e)
-	if !strings.Contains(text, "is above max (4): even a pool of max idle workers") || strings.Contains(text, "falls quickly") {
+	if !strings.Contains(text, "is far above max (4): even a pool of max idle workers") || strings.Contains(text, "falls quickly") {
 		t.Errorf("want the capped case, λK far above max 4:\n%s", text)
 	}
 }
@@ -276,5 +276,80 @@ workload: {arrivals: {process: poisson, rate: 100}, service: {dist: constant, va
 	s := e.Result.Summary
 	if !strings.Contains(text, "A thread per task") || strings.Contains(text, "SynchronousQueue accepts") || s.ThreadsCreated != s.Submitted {
 		t.Errorf("thread per task: %d threads for %d tasks:\n%s", s.ThreadsCreated, s.Submitted, text)
+	}
+}
+
+// TestExplainRuntimeEdgeCases: the cases a review found explained wrongly.
+func TestExplainRuntimeEdgeCases(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want, not  []string
+	}{
+		// A shutdown before the warmup ended: say so, and still explain the rejections.
+		{"shutdown before warmup", `
+duration: 10m
+warmup: 2m
+pool: {core: 4, max: 8, keepAlive: 30s}
+workload: {arrivals: {process: poisson, rate: 20}, service: {dist: exponential, mean: 100ms}}
+events: [{at: 1m, shutdown: graceful}]
+`, []string{"shut down at 1m0s, before the warmup (2m0s) ended", "Rejected after shutdown"}, []string{"lengthen the duration"}},
+		// A change in the last seconds leaves the steady state before it.
+		{"late change", `
+duration: 10m
+warmup: 2m
+sample: 7s
+pool: {core: 4, max: 8, keepAlive: 60s}
+workload: {arrivals: {process: poisson, rate: 20}, service: {dist: exponential, mean: 100ms}}
+events: [{at: 10m, set: {keepAlive: 61s}}]
+`, []string{"runs from 2m6s to", "comes too close to the end of the run"}, []string{"No steady state"}},
+		// A core raise at t=0 with a burst queued at that instant (R21).
+		{"core at zero", `
+duration: 1m
+pool: {core: 1, max: 10, keepAlive: 60s}
+workload: {arrivals: {process: burst, count: 100}, service: {dist: constant, value: 1s}}
+events: [{at: 0s, set: {core: 10}}]
+`, []string{"starts min(9, queued) workers at once for the tasks queued at that moment"}, []string{"while nothing is queued;"}},
+		// Settings and a shutdown in one event: both are explained, in that order.
+		{"set and shutdown", `
+duration: 10m
+pool: {core: 4, max: 8, keepAlive: 60s}
+workload: {arrivals: {process: poisson, rate: 30}, service: {dist: exponential, mean: 100ms}}
+events: [{at: 5m, set: {core: 1, max: 2}, shutdown: graceful}]
+`, []string{"a lower max (8 → 2)", "; then shutdown() rejects", "too close to the shutdown"}, nil},
+		// Jetty's setters stop no thread and setMinThreads starts them at once (R100, R107).
+		{"jetty setters", `
+duration: 30m
+sample: 10s
+pool: {preset: jetty, core: 8, max: 200, keepAlive: 60s}
+workload:
+  phases:
+    - {duration: 10s, arrivals: {process: burst, count: 100}, service: {dist: constant, value: 2s}}
+    - {arrivals: {process: poisson, rate: 2}, service: {dist: constant, value: 10ms}}
+events: [{at: 1m, set: {max: 20}}, {at: 10m, set: {core: 30, max: 40}}]
+`, []string{"setMaxThreads (200 → 20) stops no thread", "setMinThreads (8 → 30) starts threads at once"}, []string{"exit at once"}},
+		// λK equal to max: a FIFO pool still shrinks (P(Poisson(20) ≤ 19) ≈ 0.47).
+		{"λK at max", `
+duration: 1h
+sample: 10s
+pool: {core: 0, max: 20, keepAlive: 10s, queue: {type: synchronous, fair: true}}
+workload:
+  phases:
+    - {duration: 10s, arrivals: {process: burst, count: 20}, service: {dist: constant, value: 5s}}
+    - {arrivals: {process: poisson, rate: 2}, service: {dist: constant, value: 10ms}}
+`, []string{"falls quickly to somewhat below λK"}, []string{"does not shrink it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := findingsText(explainYAML(t, tc.yaml))
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("lacks %q:\n%s", w, text)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(text, n) {
+					t.Errorf("says %q:\n%s", n, text)
+				}
+			}
+		})
 	}
 }

@@ -32,8 +32,29 @@ func (e *Explanation) familyFindings() bool {
 				plural(s.PeriodicRuns, "run"), s.PeriodicLateRuns, dur(float64(s.PeriodicMaxLateness)))
 		}
 		if s.PeriodicCancelled > 0 {
-			e.add("Cancelled jobs", "%s cancelled with future.cancel(false) (R97): %s stayed in the queue until due and were skipped, and %s left it at once (removeOnCancelPolicy %v). A cancelled task that stays queued counts in the queue length and keeps the leader TIMED_WAITING as if it would run; removing it does not wake the leader either, which waits until the removed task was due.",
-				plural(s.PeriodicCancelled, "job was", "jobs were"), plural(s.SkippedCancelled, "run"), plural(s.RemovedAfterCancel, "run"), c.RemoveOnCancel)
+			// A cancelled run leaves the queue at its cancel under
+			// removeOnCancelPolicy, or later in shutdown's sweep (R98).
+			var atCancel, bySweep, drained int64
+			for _, p := range s.Periodic {
+				switch {
+				case p.Cancelled && p.Drained && !p.RemovedAfterCancel && p.SkippedRuns == 0:
+					drained++
+				case !p.RemovedAfterCancel:
+				case p.RemovedAt == p.CancelledAt:
+					atCancel++
+				default:
+					bySweep++
+				}
+			}
+			text := fmt.Sprintf("%s cancelled with future.cancel(false) (R97): %s stayed in the queue until due and were skipped, and %s left it at once (removeOnCancelPolicy %v)",
+				plural(s.PeriodicCancelled, "job was", "jobs were"), plural(s.SkippedCancelled, "run"), plural(atCancel, "run"), c.RemoveOnCancel)
+			if bySweep > 0 {
+				text += fmt.Sprintf("; shutdown swept %s out of the queue (R98)", plural(bySweep, "cancelled run"))
+			}
+			if drained > 0 {
+				text += fmt.Sprintf("; shutdownNow returned %s still queued (R28)", plural(drained, "cancelled run"))
+			}
+			e.add("Cancelled jobs", "%s. A cancelled task that stays queued counts in the queue length and keeps the leader TIMED_WAITING as if it would run; removing it does not wake the leader either, which waits until the removed task was due.", text)
 		}
 	case model.Jetty:
 		e.add("Idle threads", "every idle QueuedThreadPool thread waits in BlockingArrayQueue.poll(idleTimeout = %v) — TIMED_WAITING whatever the thread count, even at minThreads %d (R103); here %s on average.",

@@ -306,8 +306,11 @@ func periodicFindings(ps []PeriodicSummary) []string {
 		}
 		if p.Cancelled && !p.CancelledRunning && !p.RemovedAfterCancel {
 			fate := "still queued at the end"
-			if p.SkippedRuns > 0 {
+			switch {
+			case p.SkippedRuns > 0:
 				fate = "skipped at " + FormatFloat(float64(p.SkippedAt)) + "s"
+			case p.Drained:
+				fate = "then returned, unrun, by shutdownNow"
 			}
 			kept = append(kept, fmt.Sprintf("%q (cancelled at %ss, %s)", p.Name, FormatFloat(float64(p.CancelledAt)), fate))
 		}
@@ -321,7 +324,7 @@ func periodicFindings(ps []PeriodicSummary) []string {
 		if len(kept) > 1 {
 			what = fmt.Sprintf("%d cancelled jobs kept their queued runs", len(kept))
 		}
-		out = append(out, fmt.Sprintf("%s in the queue until due — %s: with removeOnCancelPolicy false, future.cancel(false) leaves a cancelled task in its place (queue_len counts it, and a thread waits TIMED_WAITING for it as if it would run) until a worker takes it and skips it (R97); removeOnCancelPolicy: true removes it at once",
+		out = append(out, fmt.Sprintf("%s in the queue after the cancel — %s: with removeOnCancelPolicy false, future.cancel(false) leaves a cancelled task in its place (queue_len counts it, and a thread waits TIMED_WAITING for it as if it would run) until a worker takes it and skips it (R97); removeOnCancelPolicy: true removes it at once",
 			what, strings.Join(kept, ", ")))
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -332,4 +333,31 @@ func randomFamilyScenario(rng *rand.Rand) string {
 	y += fmt.Sprintf("  failure: %.2f\n", rng.Float64()*0.1)
 	y += fmt.Sprintf("events:\n  - {at: 8s, set: {core: %d, max: %d, keepAlive: %s}}\n", rng.IntN(5), 1+rng.IntN(8), ms(1, 1500))
 	return y
+}
+
+// TestCancelledThenDrained: a cancelled one-shot still queued when
+// shutdownNow drains the queue is reported as returned by shutdownNow
+// (R97, R28), not as still queued at the end.
+func TestCancelledThenDrained(t *testing.T) {
+	sc := parse(t, `
+duration: 20s
+sample: 250ms
+pool: {preset: scheduled, core: 1}
+workload:
+  periodic:
+    - {name: t1, mode: once, at: 1s, initialDelay: 15s, service: {dist: constant, value: 5ms}, cancelAt: 2s}
+    - {name: p, mode: fixed-rate, every: 1s, initialDelay: 1s, service: {dist: constant, value: 5ms}}
+events: [{at: 5s, shutdown: now}]
+`)
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(res.Findings, "\n")
+	if !strings.Contains(all, `"t1" (cancelled at 2s, then returned, unrun, by shutdownNow)`) || strings.Contains(all, "still queued at the end") {
+		t.Errorf("findings:\n%s", all)
+	}
+	if p := res.Summary.Periodic[0]; !p.Cancelled || !p.Drained || p.SkippedRuns != 0 || p.RemovedAfterCancel || res.Summary.QueuedEnd != 0 {
+		t.Errorf("t1: %+v, queued at the end %d", p, res.Summary.QueuedEnd)
+	}
 }
