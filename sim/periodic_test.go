@@ -361,3 +361,68 @@ events: [{at: 5s, shutdown: now}]
 		t.Errorf("t1: %+v, queued at the end %d", p, res.Summary.QueuedEnd)
 	}
 }
+
+// TestPropertyScheduledGrid runs random ScheduledThreadPoolExecutor
+// scenarios whose times all fall on a 100 ms grid, with constant service
+// times, so runs end exactly when other runs come due, cancels coincide with
+// due times, and shutdowns with both: the ties that continuous random times
+// never produce. After every event the model's invariants hold; at the end,
+// conservation, no run started after its job's cancel, and at most one fate
+// for a cancelled run (R97, R98, R28).
+func TestPropertyScheduledGrid(t *testing.T) {
+	randomScenarios(t, 300, 60, 11, func(rng *rand.Rand) string {
+		grid := func(lo, hi int) string { return fmt.Sprintf("%dms", 100*(lo+rng.IntN(hi-lo+1))) }
+		y := "duration: 5s\nsample: 100ms\n"
+		y += fmt.Sprintf("pool: {preset: scheduled, core: %d, removeOnCancelPolicy: %v, continueExistingPeriodicTasksAfterShutdown: %v, executeExistingDelayedTasksAfterShutdown: %v}\n",
+			rng.IntN(3), rng.IntN(2) == 0, rng.IntN(2) == 0, rng.IntN(2) == 0)
+		y += "workload:\n  periodic:\n"
+		for j := 0; j <= rng.IntN(4); j++ {
+			mode := []string{"fixed-rate", "fixed-delay", "once"}[rng.IntN(3)]
+			at := rng.IntN(10)
+			y += fmt.Sprintf("    - {name: j%d, mode: %s, at: %dms, initialDelay: %s, service: {dist: constant, value: %s}", j, mode, 100*at, grid(0, 5), grid(0, 4))
+			if mode != "once" {
+				y += ", every: " + grid(1, 5)
+			}
+			if rng.IntN(4) > 0 {
+				y += fmt.Sprintf(", cancelAt: %dms", 100*(at+rng.IntN(30)))
+			}
+			y += "}\n"
+		}
+		if rng.IntN(2) == 0 {
+			y += fmt.Sprintf("events: [{at: %s, shutdown: %s}]\n", grid(0, 40), []string{"graceful", "now"}[rng.IntN(2)])
+		}
+		return y
+	}, func(c propertyCase) {
+		started := map[int32]time.Duration{}
+		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, OnTask: func(e TaskEvent) {
+			if !e.End && e.Job != 0 {
+				started[e.Job] = e.T
+			}
+		}})
+		if err != nil {
+			c.fail("%v", err)
+		}
+		s := res.Summary
+		if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
+			c.fail("conservation broken: %+v", s)
+		}
+		for k, p := range s.Periodic {
+			if !p.Cancelled {
+				continue
+			}
+			fates := p.SkippedRuns
+			if p.RemovedAfterCancel {
+				fates++
+			}
+			if p.Drained && !p.CancelledRunning {
+				fates++
+			}
+			if fates > 1 || (p.CancelledRunning && fates > 0) {
+				c.fail("job %s: a cancelled run with more than one fate: %+v", p.Name, p)
+			}
+			if at, ok := started[int32(k+1)]; ok && at > c.sc.Periodic[k].CancelAt {
+				c.fail("job %s: a run started at %v, after its cancel at %v", p.Name, at, c.sc.Periodic[k].CancelAt)
+			}
+		}
+	})
+}
