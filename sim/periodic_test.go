@@ -273,22 +273,8 @@ func TestPropertyFamilies(t *testing.T) {
 		if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
 			c.fail("conservation broken: %+v", s)
 		}
-		// A cancelled job never runs after its cancel, and its cancelled run has
-		// one fate at most: skipped when due, or removed unrun (R97).
-		for i, p := range s.Periodic {
-			fates := p.SkippedRuns
-			if p.RemovedAfterCancel {
-				fates++
-			}
-			switch {
-			case !p.Cancelled && fates > 0:
-				c.fail("job %s: skipped or removed without a cancel: %+v", p.Name, p)
-			case p.Cancelled && (fates > 1 || p.CancelledRunning && fates > 0):
-				c.fail("job %s: its cancelled run skipped %d times, removed %v, running %v", p.Name, p.SkippedRuns, p.RemovedAfterCancel, p.CancelledRunning)
-			case p.Cancelled && lastStart[int32(i+1)] > c.sc.Periodic[i].CancelAt:
-				c.fail("job %s: a run started at %v, after the cancel at %v", p.Name, lastStart[int32(i+1)], c.sc.Periodic[i].CancelAt)
-			}
-		}
+		checkCancelFates(c, s, lastStart)
+
 	})
 }
 
@@ -406,23 +392,30 @@ func TestPropertyScheduledGrid(t *testing.T) {
 		if s.Submitted != s.Completed+s.CallerRan+s.Discarded+s.QueuedEnd+s.RunningEnd {
 			c.fail("conservation broken: %+v", s)
 		}
-		for k, p := range s.Periodic {
-			if !p.Cancelled {
-				continue
-			}
-			fates := p.SkippedRuns
-			if p.RemovedAfterCancel {
-				fates++
-			}
-			if p.Drained && !p.CancelledRunning {
-				fates++
-			}
-			if fates > 1 || (p.CancelledRunning && fates > 0) {
-				c.fail("job %s: a cancelled run with more than one fate: %+v", p.Name, p)
-			}
-			if at, ok := started[int32(k+1)]; ok && at > c.sc.Periodic[k].CancelAt {
-				c.fail("job %s: a run started at %v, after its cancel at %v", p.Name, at, c.sc.Periodic[k].CancelAt)
-			}
-		}
+		checkCancelFates(c, s, started)
 	})
+}
+
+// checkCancelFates: a cancelled job never starts a run after its cancel,
+// and its cancelled run has one fate at most — skipped when due, removed
+// unrun, or returned by shutdownNow — none if it was running (R97, R98,
+// R28); a job nobody cancelled has none of them.
+func checkCancelFates(c propertyCase, s Summary, lastStart map[int32]time.Duration) {
+	for i, p := range s.Periodic {
+		fates := p.SkippedRuns
+		if p.RemovedAfterCancel {
+			fates++
+		}
+		if p.Cancelled && p.Drained && !p.CancelledRunning {
+			fates++
+		}
+		switch {
+		case !p.Cancelled && (p.SkippedRuns > 0 || p.RemovedAfterCancel):
+			c.fail("job %s: skipped or removed without a cancel: %+v", p.Name, p)
+		case p.Cancelled && (fates > 1 || p.CancelledRunning && fates > 0):
+			c.fail("job %s: its cancelled run skipped %d times, removed %v, drained %v, running %v", p.Name, p.SkippedRuns, p.RemovedAfterCancel, p.Drained, p.CancelledRunning)
+		case p.Cancelled && lastStart[int32(i+1)] > c.sc.Periodic[i].CancelAt:
+			c.fail("job %s: a run started at %v, after the cancel at %v", p.Name, lastStart[int32(i+1)], c.sc.Periodic[i].CancelAt)
+		}
+	}
 }
