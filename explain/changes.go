@@ -185,6 +185,14 @@ func applyEvent(c model.Config, ev scenarios.Event) model.Config {
 	if ev.Max != nil {
 		c.Max = *ev.Max
 	}
+	// Jetty's setters drag the other bound along (R100).
+	if c.Flavor == model.Jetty && c.Core > c.Max {
+		if ev.Max != nil && ev.Core == nil {
+			c.Core = c.Max
+		} else {
+			c.Max = c.Core
+		}
+	}
 	if ev.KeepAlive != nil {
 		c.KeepAlive = *ev.KeepAlive
 	}

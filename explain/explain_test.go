@@ -187,6 +187,9 @@ events:
 			t.Errorf("explanation has %q, which the runtime changes make wrong:\n%s", wrong, text)
 		}
 	}
+	if !strings.Contains(strings.Join(strings.Fields(e.Text()), " "), "means over the whole run after the warmup, runtime events included") {
+		t.Errorf("the what-if table must say its figures are whole-run means:\n%s", e.Text())
+	}
 	for _, w := range e.WhatIfs {
 		for _, s := range w.Sets {
 			if strings.HasPrefix(s, "pool.core=") || strings.HasPrefix(s, "pool.max=") {
@@ -327,6 +330,14 @@ workload:
     - {arrivals: {process: poisson, rate: 2}, service: {dist: constant, value: 10ms}}
 events: [{at: 1m, set: {max: 20}}, {at: 10m, set: {core: 30, max: 40}}]
 `, []string{"setMaxThreads (200 → 20) stops no thread", "setMinThreads (8 → 30) starts threads at once"}, []string{"exit at once"}},
+		// Jetty's setMaxThreads drags minThreads down to it (R100).
+		{"jetty drag", `
+duration: 30m
+sample: 10s
+pool: {preset: jetty, core: 8, max: 200, keepAlive: 60s}
+workload: {arrivals: {process: poisson, rate: 2}, service: {dist: constant, value: 10ms}}
+events: [{at: 5m, set: {core: 100}}, {at: 10m, set: {max: 50}}]
+`, []string{"with core 50, max 50"}, nil},
 		// λK equal to max: a FIFO pool still shrinks (P(Poisson(20) ≤ 19) ≈ 0.47).
 		{"λK at max", `
 duration: 1h

@@ -162,7 +162,13 @@ func (e *Explanation) Text() string {
 		b.WriteString(wrap(f.Title+": "+f.Text, 100, ""))
 	}
 	if len(e.WhatIfs) > 0 {
-		fmt.Fprintf(&b, "\nWhat would change it (the same traffic, seed %d, re-simulated; steady-state means, and the worst\n  per-interval p99 wait over the whole run):\n", sc.Seed)
+		means := "steady-state means"
+		if !e.window.whole(sc) {
+			// The what-ifs change the starting configuration; the runtime
+			// events still apply, so they compare whole runs.
+			means = "means over the whole run after the warmup, runtime events included"
+		}
+		b.WriteString("\n" + wrap(fmt.Sprintf("What would change it (the same traffic, seed %d, re-simulated; %s, and the worst per-interval p99 wait over the whole run):", sc.Seed, means), 100, ""))
 		rows := [][]string{{"", "pool", "idle TIMED", "idle WAITING", "busy", "wait p99", "peak wait p99", "rejected", "threads created"}}
 		rows = append(rows, metricRow("as configured", e.Base, e.Base))
 		for _, w := range e.WhatIfs {

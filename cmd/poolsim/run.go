@@ -252,7 +252,7 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir stri
 		if p.Every > 0 {
 			fmt.Fprintf(w, " every %s", secs(sim.Stat(p.Every)))
 		}
-		fmt.Fprintf(w, "): %d runs, %d late", p.Runs, p.LateRuns)
+		fmt.Fprintf(w, "): %d run%s, %d late", p.Runs, map[bool]string{true: "", false: "s"}[p.Runs == 1], p.LateRuns)
 		if p.LateRuns > 0 {
 			fmt.Fprintf(w, " (max %s late)", secs(sim.Stat(p.MaxLateness)))
 		}
