@@ -28,6 +28,29 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * count invocations), both delegating to the real ones.
  */
 final class Pools {
+    /**
+     * A scripted setter on java.util.concurrent.ThreadPoolExecutor, which the JDK pool and the
+     * ScheduledThreadPoolExecutor share (R21-R24). Tomcat's executor is a separate copy of the class.
+     */
+    static void applySetter(ThreadPoolExecutor e, String key, long v) {
+        switch (key) {
+            case "core":
+                e.setCorePoolSize((int) v);
+                break;
+            case "max":
+                e.setMaximumPoolSize((int) v);
+                break;
+            case "keepAliveMs":
+                e.setKeepAliveTime(v, TimeUnit.MILLISECONDS);
+                break;
+            case "allowCoreThreadTimeOut":
+                e.allowCoreThreadTimeOut(v == 1);
+                break;
+            default:
+                throw new IllegalStateException("unknown key " + key);
+        }
+    }
+
     private Pools() {}
 
     /** What the harness needs from a pool. */
@@ -155,22 +178,7 @@ final class Pools {
 
         @Override
         public void apply(String key, long v) {
-            switch (key) {
-                case "core":
-                    tpe.setCorePoolSize((int) v);
-                    break;
-                case "max":
-                    tpe.setMaximumPoolSize((int) v);
-                    break;
-                case "keepAliveMs":
-                    tpe.setKeepAliveTime(v, TimeUnit.MILLISECONDS);
-                    break;
-                case "allowCoreThreadTimeOut":
-                    tpe.allowCoreThreadTimeOut(v == 1);
-                    break;
-                default:
-                    throw new IllegalStateException("unknown key " + key);
-            }
+            applySetter(tpe, key, v);
         }
 
         @Override
@@ -431,22 +439,7 @@ final class Pools {
 
         @Override
         public void apply(String key, long v) {
-            switch (key) {
-                case "core":
-                    stpe.setCorePoolSize((int) v);
-                    break;
-                case "max":
-                    stpe.setMaximumPoolSize((int) v);
-                    break;
-                case "keepAliveMs":
-                    stpe.setKeepAliveTime(v, TimeUnit.MILLISECONDS);
-                    break;
-                case "allowCoreThreadTimeOut":
-                    stpe.allowCoreThreadTimeOut(v == 1);
-                    break;
-                default:
-                    throw new IllegalStateException("unknown key " + key);
-            }
+            applySetter(stpe, key, v);
         }
 
         @Override

@@ -590,6 +590,22 @@ final class Script {
         }
     }
 
+    /** The id= of a submit or schedule directive: present, >= 1, and not used before. */
+    private int newId(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
+        Token idT = kv.get("id");
+        if (idT == null) {
+            throw new Error(file, line, dcol, "id", "missing", "a unique integer >= 1");
+        }
+        int id = intOrUnbounded(line, idT, false);
+        if (id <= 0) {
+            throw new Error(file, line, idT.col, "id", id + " is not positive", "a unique integer >= 1");
+        }
+        if (!ids.add(id)) {
+            throw new Error(file, line, idT.col, "id", "id " + id + " used twice", "a unique integer >= 1");
+        }
+        return id;
+    }
+
     private Sched parseSchedule(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
         if (kind != Kind.SCHEDULED) {
             throw new Error(file, line, dcol, "schedule", "only for kind=scheduled", "submit");
@@ -597,17 +613,7 @@ final class Script {
         noOtherKeys(line, kv, "at", "id", "mode", "delayMs", "periodMs", "serviceMs", "failRun");
         Sched s = new Sched();
         s.atMs = at(line, dcol, kv);
-        Token idT = kv.get("id");
-        if (idT == null) {
-            throw new Error(file, line, dcol, "id", "missing", "a unique integer >= 1");
-        }
-        s.id = intOrUnbounded(line, idT, false);
-        if (s.id <= 0) {
-            throw new Error(file, line, idT.col, "id", s.id + " is not positive", "a unique integer >= 1");
-        }
-        if (!ids.add(s.id)) {
-            throw new Error(file, line, idT.col, "id", "id " + s.id + " used twice", "a unique integer >= 1");
-        }
+        s.id = newId(line, dcol, kv, ids);
         Token mT = kv.get("mode");
         if (mT == null) {
             throw new Error(file, line, dcol, "mode", "missing", "once, fixed-rate, fixed-delay");
@@ -683,17 +689,7 @@ final class Script {
         noOtherKeys(line, kv, "at", "id", "serviceMs", "priority", "fail");
         Submit s = new Submit();
         s.atMs = at(line, dcol, kv);
-        Token idT = kv.get("id");
-        if (idT == null) {
-            throw new Error(file, line, dcol, "id", "missing", "a unique integer >= 1");
-        }
-        s.id = intOrUnbounded(line, idT, false);
-        if (s.id <= 0) {
-            throw new Error(file, line, idT.col, "id", s.id + " is not positive", "a unique integer >= 1");
-        }
-        if (!ids.add(s.id)) {
-            throw new Error(file, line, idT.col, "id", "id " + s.id + " used twice", "a unique integer >= 1");
-        }
+        s.id = newId(line, dcol, kv, ids);
         Token svT = kv.get("serviceMs");
         if (svT == null) {
             throw new Error(file, line, dcol, "serviceMs", "missing", "integer >= 0");
