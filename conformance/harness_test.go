@@ -18,14 +18,7 @@ import (
 func TestHarnessRefusesBadScripts(t *testing.T) {
 	Require(t)
 	const jdk = "pool kind=jdk core=1 max=2 keepAliveMs=100\n"
-	cases := []struct {
-		name     string
-		text     string
-		line     int
-		col      int // 0: do not check
-		key      string
-		contains string
-	}{
+	checkRefused(t, []refusedScript{
 		// A directive the format does not have.
 		{"unknown directive", jdk + "sleep at=5\nend at=10\n", 2, 1, "sleep", "unknown directive"},
 		// A typo in a pool key must not be ignored.
@@ -72,23 +65,39 @@ func TestHarnessRefusesBadScripts(t *testing.T) {
 		{"jetty caller-runs", "pool kind=jetty core=1 max=2 rejection=caller-runs\nend at=10\n", 1, 30, "rejection", "unknown value"},
 		// Jetty's QueuedThreadPool has no shutdown.
 		{"jetty shutdown", "pool kind=jetty core=1 max=2\nshutdown at=5\nend at=10\n", 2, 1, "shutdown", "not supported"},
-	}
+	})
+}
+
+// refusedScript is a script the harness must refuse, with where and why.
+type refusedScript struct {
+	name     string
+	text     string
+	line     int
+	col      int // 0: do not check
+	key      string
+	contains string
+}
+
+// checkRefused runs the harness once over every script (it only parses
+// them) and requires each error to be an *inputerr.Error naming the
+// script, line, column and key.
+func checkRefused(t *testing.T, cases []refusedScript) {
+	t.Helper()
 	texts := make([]string, len(cases))
 	for i, c := range cases {
 		texts[i] = c.text
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	errs, err := Runner{}.checkTexts(ctx, texts) // one JVM for all: the harness only parses
+	errs, err := Runner{}.checkTexts(ctx, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := errs[i]
 			var ie *inputerr.Error
-			if !errors.As(err, &ie) {
-				t.Fatalf("err = %v, want an *inputerr.Error", err)
+			if !errors.As(errs[i], &ie) {
+				t.Fatalf("err = %v, want an *inputerr.Error", errs[i])
 			}
 			if ie.File != scriptName || ie.Line != c.line || (c.col != 0 && ie.Col != c.col) || ie.Key != c.key ||
 				!strings.Contains(ie.Error(), c.contains) {

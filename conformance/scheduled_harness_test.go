@@ -2,12 +2,9 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/poolsim/poolsim/internal/inputerr"
 )
 
 // TestHarnessRefusesBadScheduledScripts: the harness checks kind=scheduled and the schedule
@@ -16,14 +13,7 @@ import (
 func TestHarnessRefusesBadScheduledScripts(t *testing.T) {
 	Require(t)
 	const stpe = "pool kind=scheduled core=1\n"
-	cases := []struct {
-		name     string
-		text     string
-		line     int
-		col      int // 0: do not check
-		key      string
-		contains string
-	}{
+	checkRefused(t, []refusedScript{
 		// The constructor fixes max and keepAlive (R88): the keys are refused.
 		{"max on scheduled", "pool kind=scheduled core=1 max=4\nend at=10\n", 1, 28, "max", "unknown key"},
 		{"keepAlive on scheduled", "pool kind=scheduled core=1 keepAliveMs=5\nend at=10\n", 1, 28, "keepAliveMs", "unknown key"},
@@ -51,29 +41,9 @@ func TestHarnessRefusesBadScheduledScripts(t *testing.T) {
 		{"cancel twice", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5 id=1\ncancel at=6 id=1\nend at=10\n", 4, 13, "id", "cancelled twice"},
 		{"cancel without id", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5\nend at=10\n", 3, 1, "id", "missing"},
 		{"cancel with a stray key", stpe + "schedule at=0 id=1 mode=once serviceMs=5\ncancel at=5 id=1 now=true\nend at=10\n", 3, 18, "now", "unknown key"},
-	}
-	texts := make([]string, len(cases))
-	for i, c := range cases {
-		texts[i] = c.text
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	errs, err := Runner{}.checkTexts(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var ie *inputerr.Error
-			if !errors.As(errs[i], &ie) {
-				t.Fatalf("err = %v, want an *inputerr.Error", errs[i])
-			}
-			if ie.Line != c.line || (c.col != 0 && ie.Col != c.col) || ie.Key != c.key || !strings.Contains(ie.Error(), c.contains) {
-				t.Errorf("got %q (line %d col %d key %q), want line %d col %d key %q containing %q",
-					ie.Error(), ie.Line, ie.Col, ie.Key, c.line, c.col, c.key, c.contains)
-			}
-		})
-	}
 	// What String writes for the scheduled family, the harness accepts.
 	ok := Script{
 		Pool:      Pool{Kind: KindScheduled, Core: 2, ContinuePeriodic: true, DropDelayed: true, RemoveOnCancel: true},
