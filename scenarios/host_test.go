@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/poolsim/poolsim/internal/inputerr"
 	"github.com/poolsim/poolsim/model"
 )
 
@@ -100,17 +99,7 @@ func TestHostErrors(t *testing.T) {
 		{"thread-per-task setter", "pool: {preset: thread-per-task}\nduration: 1m\n" + okWork + "events:\n  - {at: 1s, set: {max: 3}}\n", "h.yaml:5:25: events[0].set.max: at 1s: a thread-per-task executor has no pool settings to change"},
 	}
 	for _, tt := range tests {
-		_, err := Parse([]byte(tt.yaml), "h.yaml", nil)
-		if err == nil {
-			t.Errorf("%s: no error", tt.name)
-			continue
-		}
-		if !inputerr.Is(err) {
-			t.Errorf("%s: %T is not an input error: %v", tt.name, err, err)
-		}
-		if !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%s:\n got %v\nwant %s…", tt.name, err, tt.want)
-		}
+		wantParseError(t, tt.name, "h.yaml", tt.yaml, nil, tt.want)
 	}
 }
 

@@ -111,17 +111,7 @@ func TestLoadErrors(t *testing.T) {
 		{"two workload forms", "pool: {preset: fixed, core: 1}\nworkload: {trace: x.csv, arrivals: {process: poisson, rate: 1}}\n", "s.yaml:2:19: workload.trace: cannot open trace", nil},
 	}
 	for _, tt := range tests {
-		_, err := Parse([]byte(tt.yaml), "s.yaml", tt.sets)
-		if err == nil {
-			t.Errorf("%s: no error", tt.name)
-			continue
-		}
-		if !inputerr.Is(err) {
-			t.Errorf("%s: %T is not an input error: %v", tt.name, err, err)
-		}
-		if !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%s:\n got %v\nwant %s…", tt.name, err, tt.want)
-		}
+		wantParseError(t, tt.name, "s.yaml", tt.yaml, tt.sets, tt.want)
 	}
 }
 
@@ -167,5 +157,20 @@ func TestTraceScenario(t *testing.T) {
 	// A trace without duration runs until its last task could end plus one keepAlive.
 	if want := 2500*time.Millisecond + time.Minute + time.Second; sc.Duration != want {
 		t.Errorf("duration %v, want %v", sc.Duration, want)
+	}
+}
+
+// wantParseError parses yaml as file name with the --set overrides and
+// requires an input error whose message starts with want.
+func wantParseError(t *testing.T, name, file, yaml string, sets []string, want string) {
+	t.Helper()
+	_, err := Parse([]byte(yaml), file, sets)
+	switch {
+	case err == nil:
+		t.Errorf("%s: no error", name)
+	case !inputerr.Is(err):
+		t.Errorf("%s: %T is not an input error: %v", name, err, err)
+	case !strings.HasPrefix(err.Error(), want):
+		t.Errorf("%s:\n got %v\nwant %s…", name, err, want)
 	}
 }

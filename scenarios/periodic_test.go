@@ -2,11 +2,9 @@ package scenarios
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/poolsim/poolsim/internal/inputerr"
 	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/workloads"
 )
@@ -149,17 +147,7 @@ func TestFamilyLoadErrors(t *testing.T) {
 		{"jetty idleTimeout event", "pool: {preset: jetty}\nduration: 1m\n" + jettyWork + "events: [{at: 1s, set: {keepAlive: 0.5ms}}]\n", "s.yaml:4:36: events[0].keepAlive: at 1s: setIdleTimeout takes an int of milliseconds"},
 	}
 	for _, tt := range tests {
-		_, err := Parse([]byte(tt.yaml), "s.yaml", nil)
-		if err == nil {
-			t.Errorf("%s: no error", tt.name)
-			continue
-		}
-		if !inputerr.Is(err) {
-			t.Errorf("%s: %T is not an input error: %v", tt.name, err, err)
-		}
-		if !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%s:\n got %v\nwant %s…", tt.name, err, tt.want)
-		}
+		wantParseError(t, tt.name, "s.yaml", tt.yaml, nil, tt.want)
 	}
 }
 
