@@ -414,7 +414,7 @@ type observed struct {
 	state                                      model.RunState
 }
 
-func observe(p *model.Pool) observed {
+func observe(p model.Executor) observed {
 	return observed{
 		pool: p.PoolSize(), busy: p.Count(model.Running), timed: p.Count(model.IdleTimed),
 		untimed: p.Count(model.IdleUntimed), queue: p.QueueLen(), largest: p.LargestPoolSize(),
@@ -455,7 +455,6 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 	for _, t := range s.SampleTimes() {
 		wantSample[t] = true
 	}
-	tomcat := sc.Pool.Flavor == model.Tomcat
 
 	var (
 		sampled     bool // the event just processed was a timeline sample
@@ -521,14 +520,14 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 			}
 		},
 	}
-	opts.Observe = func(now time.Duration, p *model.Pool) {
+	opts.Observe = func(now time.Duration, p model.Executor) {
 		if sampled {
 			// A sample changes nothing; it only needs Tomcat's submittedCount, which the
 			// timeline does not carry.
 			sampled = false
 			if n := len(res.Samples); n > 0 && res.Samples[n-1].TMs == int64(now/time.Millisecond) && now%time.Millisecond == 0 {
-				if tomcat {
-					res.Samples[n-1].SubmittedCount = p.SubmittedCount()
+				if tc, ok := p.(*model.TomcatThreadPoolExecutor); ok {
+					res.Samples[n-1].SubmittedCount = tc.SubmittedCount()
 				}
 			}
 			return

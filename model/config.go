@@ -235,6 +235,11 @@ type Config struct {
 	// offers this except the non-fair/fair SynchronousQueue; it models a
 	// custom queue. Zero keeps the natural order.
 	HandOffOverride HandOffMode
+	// Delegated: the pool is reachable only through the ExecutorService
+	// wrapper of Executors.newSingleThreadExecutor()
+	// (FinalizableDelegatedExecutorService), which hides the setters
+	// (R82): Apply refuses them.
+	Delegated bool
 	// ThreadLimit models the operating system refusing more threads
 	// (OutOfMemoryError: unable to create native thread, R11): addWorker
 	// fails once this many workers are alive. 0 means no limit.

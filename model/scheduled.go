@@ -34,6 +34,28 @@ const DefaultScheduledKeepAlive = 10 * time.Millisecond
 // 146 years: triggerTime caps every delay at it (R89).
 const maxScheduleDelay = time.Duration(math.MaxInt64>>1 - 1)
 
+// ScheduledThreadPoolExecutor mirrors
+// java.util.concurrent.ScheduledThreadPoolExecutor (spec §6, R88–R98): a
+// ThreadPoolExecutor whose queue is the DelayedWorkQueue (delayqueue.go),
+// whose execute is schedule(task, 0), whose ScheduledFutureTasks catch what
+// their runs throw and re-queue periodic runs, and whose onShutdown applies
+// the shutdown policies.
+type ScheduledThreadPoolExecutor struct {
+	ThreadPoolExecutor
+	dwq *delayStore // the DelayedWorkQueue's heap (also p.store)
+	seq uint64      // the sequence number of the last ScheduledFutureTask
+}
+
+// newScheduled constructs a ScheduledThreadPoolExecutor: no thread starts
+// before the first schedule call (R91), unless cfg.Prestart (R19).
+func newScheduled(now time.Duration, cfg Config, obs Observer) *ScheduledThreadPoolExecutor {
+	p := &ScheduledThreadPoolExecutor{}
+	p.init(now, cfg, obs, p)
+	p.dwq = p.store.(*delayStore)
+	p.construct()
+	return p
+}
+
 // validateScheduled holds the ScheduledThreadPoolExecutor constructor's
 // shape: a DelayedWorkQueue, which is unbounded (R88).
 func (c Config) validateScheduled() error {
@@ -65,10 +87,7 @@ type Future uint64
 // lateness. It returns the task's future (also when the handler rejected
 // it: the JDK's non-throwing policies return it too), and an error only for
 // a pool that is not a ScheduledThreadPoolExecutor.
-func (p *Pool) Schedule(now time.Duration, t Task, delay time.Duration) (Future, error) {
-	if p.dwq == nil {
-		return 0, fmt.Errorf("model: schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
-	}
+func (p *ScheduledThreadPoolExecutor) Schedule(now time.Duration, t Task, delay time.Duration) (Future, error) {
 	p.now = now
 	return p.schedule(&t, delay, 0), nil
 }
@@ -77,7 +96,7 @@ func (p *Pool) Schedule(now time.Duration, t Task, delay time.Duration) (Future,
 // (R94): runs due at now+initialDelay, then each previous due time plus
 // period; a late run is followed by the missed ones back to back, never
 // overlapping. period <= 0 is the JDK's IllegalArgumentException.
-func (p *Pool) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, period time.Duration) (Future, error) {
+func (p *ScheduledThreadPoolExecutor) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, period time.Duration) (Future, error) {
 	if period <= 0 {
 		return 0, &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", period), "R94: scheduleAtFixedRate throws IllegalArgumentException for period <= 0"}
 	}
@@ -87,17 +106,14 @@ func (p *Pool) ScheduleAtFixedRate(now time.Duration, t Task, initialDelay, peri
 // ScheduleWithFixedDelay is scheduleWithFixedDelay(task, initialDelay,
 // delay) (R95): each next run is due delay after the previous run ended.
 // delay <= 0 is the JDK's IllegalArgumentException.
-func (p *Pool) ScheduleWithFixedDelay(now time.Duration, t Task, initialDelay, delay time.Duration) (Future, error) {
+func (p *ScheduledThreadPoolExecutor) ScheduleWithFixedDelay(now time.Duration, t Task, initialDelay, delay time.Duration) (Future, error) {
 	if delay <= 0 {
 		return 0, &ConfigError{"every", fmt.Sprintf("must be > 0, got %v", delay), "R95: scheduleWithFixedDelay throws IllegalArgumentException for delay <= 0"}
 	}
 	return p.schedulePeriodic(now, t, initialDelay, -delay)
 }
 
-func (p *Pool) schedulePeriodic(now time.Duration, t Task, initialDelay, period time.Duration) (Future, error) {
-	if p.dwq == nil {
-		return 0, fmt.Errorf("model: periodic schedule on a %v pool: only a ScheduledThreadPoolExecutor schedules", p.cfg.Flavor)
-	}
+func (p *ScheduledThreadPoolExecutor) schedulePeriodic(now time.Duration, t Task, initialDelay, period time.Duration) (Future, error) {
 	p.now = now
 	if t.Run == 0 {
 		t.Run = 1
@@ -107,7 +123,7 @@ func (p *Pool) schedulePeriodic(now time.Duration, t Task, initialDelay, period 
 
 // triggerTime is the due time of a task scheduled now with this delay:
 // negative delays count as 0, and delays are capped at MAX_NANOS (R89).
-func (p *Pool) triggerTime(delay time.Duration) time.Duration {
+func (p *ScheduledThreadPoolExecutor) triggerTime(delay time.Duration) time.Duration {
 	delay = min(max(delay, 0), maxScheduleDelay)
 	if p.now > math.MaxInt64-delay {
 		return math.MaxInt64
@@ -117,7 +133,7 @@ func (p *Pool) triggerTime(delay time.Duration) time.Duration {
 
 // schedule builds the ScheduledFutureTask (a new sequence number) and
 // hands it to delayedExecute.
-func (p *Pool) schedule(t *Task, delay, period time.Duration) Future {
+func (p *ScheduledThreadPoolExecutor) schedule(t *Task, delay, period time.Duration) Future {
 	p.seq++
 	d := delayed{task: *t, schedule: schedule{due: p.triggerTime(delay), seq: p.seq, period: period}}
 	if d.due > d.task.Arrival {
@@ -153,8 +169,8 @@ func (p *Pool) schedule(t *Task, delay, period time.Duration) Future {
 // (drained by shutdownNow, rejected) reports false and changes nothing. (For
 // a drained or rejected future, whose state is still NEW, the JDK's cancel
 // returns true; it changes nothing in the pool either.)
-func (p *Pool) Cancel(now time.Duration, f Future) bool {
-	if p.dwq == nil || f == 0 {
+func (p *ScheduledThreadPoolExecutor) Cancel(now time.Duration, f Future) bool {
+	if f == 0 {
 		return false
 	}
 	p.now = now
@@ -170,7 +186,7 @@ func (p *Pool) Cancel(now time.Duration, f Future) bool {
 		if p.cfg.RemoveOnCancel {
 			d := p.dwq.removeAt(i)
 			p.lost = d.task
-			p.obs.Lost(p.now, &p.lost, RemovedAfterCancel)
+			p.lose(&p.lost, RemovedAfterCancel)
 			p.tryTerminate() // ThreadPoolExecutor.remove: in case SHUTDOWN and now empty
 		}
 		return true
@@ -191,7 +207,7 @@ func (p *Pool) Cancel(now time.Duration, f Future) bool {
 
 // cancelled reports a caller's job — periodic, or a one-shot task with
 // Task.Periodic set — whose future was just cancelled.
-func (p *Pool) cancelled(t *Task, periodic bool) {
+func (p *ScheduledThreadPoolExecutor) cancelled(t *Task, periodic bool) {
 	if periodic || t.Periodic != 0 {
 		p.periodicEnded(t, EndedByCancel)
 	}
@@ -202,10 +218,12 @@ func (p *Pool) cancelled(t *Task, periodic bool) {
 // there are fewer than core (R91). (The JDK's recheck — cancel the task if
 // shutdown came between the two steps — cannot trigger here: the model has
 // no concurrent shutdown.)
-func (p *Pool) delayedExecute(d *delayed) {
+func (p *ScheduledThreadPoolExecutor) delayedExecute(d *delayed) {
 	if p.runState >= PoolShutdown {
 		p.incoming = d.task
-		p.reject(&p.incoming)
+		if p.reject(&p.incoming) {
+			p.aborted(&p.incoming)
+		}
 		return
 	}
 	p.dwqAdd(*d)
@@ -214,7 +232,7 @@ func (p *Pool) delayedExecute(d *delayed) {
 
 // ensurePrestart is ThreadPoolExecutor.ensurePrestart (R19, R91): one core
 // worker if wc < core, else one worker if there is none at all.
-func (p *Pool) ensurePrestart() {
+func (p *ScheduledThreadPoolExecutor) ensurePrestart() {
 	if p.wc < p.cfg.Core {
 		p.addWorker(nil, true)
 	} else if p.wc == 0 {
@@ -224,7 +242,7 @@ func (p *Pool) ensurePrestart() {
 
 // dwqAdd is DelayedWorkQueue.offer (R93): a task that becomes the head
 // clears the leader and signals one waiter.
-func (p *Pool) dwqAdd(d delayed) {
+func (p *ScheduledThreadPoolExecutor) dwqAdd(d delayed) {
 	if p.dwq.add(d) {
 		p.leader = nil
 		p.dwqSignal()
@@ -235,7 +253,7 @@ func (p *Pool) dwqAdd(d delayed) {
 // stopped; after shutdown, periodic tasks only with
 // continueExistingPeriodicTasksAfterShutdown, delayed ones unless
 // executeExistingDelayedTasksAfterShutdown is off — or they are due.
-func (p *Pool) canRunInCurrentRunState(s *schedule) bool {
+func (p *ScheduledThreadPoolExecutor) canRunInCurrentRunState(s *schedule) bool {
 	switch {
 	case p.runState == PoolRunning:
 		return true
@@ -257,7 +275,7 @@ func (p *Pool) canRunInCurrentRunState(s *schedule) bool {
 // at once until the task is due: Java spins on the CPU meanwhile. The model
 // lets that worker wait timed until the head is due instead, the instant
 // the spin would end.
-func (p *Pool) dwqGetTask(w *Worker, timed bool) bool {
+func (p *ScheduledThreadPoolExecutor) dwqGetTask(w *Worker, timed bool) bool {
 	w.inPoll = timed
 	if timed {
 		w.pollDeadline = p.now + p.cfg.KeepAlive
@@ -273,7 +291,7 @@ func (p *Pool) dwqGetTask(w *Worker, timed bool) bool {
 // untimed behind a leader, or as the leader until the head is due, or, in
 // poll, no longer than the poll's own deadline. It reports false when the
 // poll's time is up.
-func (p *Pool) dwqAwait(w *Worker) bool {
+func (p *ScheduledThreadPoolExecutor) dwqAwait(w *Worker) bool {
 	h := p.dwq.head()
 	switch {
 	case h != nil && h.due <= p.now:
@@ -285,14 +303,14 @@ func (p *Pool) dwqAwait(w *Worker) bool {
 		p.dwqLeave()
 		return false
 	case h == nil:
-		p.dwqPark(w, w.inPoll, w.pollDeadline) // await(), or awaitNanos(nanos) in poll
+		p.parkUntil(w, w.inPoll, w.pollDeadline) // await(), or awaitNanos(nanos) in poll
 	case w.inPoll && (w.pollDeadline < h.due || p.leader != nil):
-		p.dwqPark(w, true, w.pollDeadline) // poll: nanos < delay, or a leader exists
+		p.parkUntil(w, true, w.pollDeadline) // poll: nanos < delay, or a leader exists
 	case !w.inPoll && p.leader != nil:
-		p.dwqPark(w, false, 0) // a follower
+		p.parkUntil(w, false, 0) // a follower
 	default:
 		p.leader = w
-		p.dwqPark(w, true, h.due) // the leader waits until the head is due
+		p.parkUntil(w, true, h.due) // the leader waits until the head is due
 	}
 	return true
 }
@@ -300,7 +318,7 @@ func (p *Pool) dwqAwait(w *Worker) bool {
 // dwqLeave is the finally clause of take and poll: leaving with no leader
 // and a non-empty queue signals a waiter, which may become the next leader
 // (R93).
-func (p *Pool) dwqLeave() {
+func (p *ScheduledThreadPoolExecutor) dwqLeave() {
 	if p.leader == nil && p.dwq.size() > 0 {
 		p.dwqSignal()
 	}
@@ -309,35 +327,11 @@ func (p *Pool) dwqLeave() {
 // dwqSignal is available.signal(): the longest-waiting worker (R40) wakes
 // and re-runs its take or poll loop at once. A poll whose time is up
 // returns null to its getTask.
-func (p *Pool) dwqSignal() {
+func (p *ScheduledThreadPoolExecutor) dwqSignal() {
 	w := p.waiters.head
 	if w == nil {
 		return
 	}
-	p.unpark(w)
-	if !p.dwqAwait(w) {
-		w.timedOut = true
-		p.getTask(w)
-	}
-}
-
-// dwqPark makes w wait on the condition: untimed (await, WAITING), or
-// timed (awaitNanos, TIMED_WAITING) until deadline.
-func (p *Pool) dwqPark(w *Worker, timed bool, deadline time.Duration) {
-	w.parkedAt = p.now
-	p.waiters.pushBack(w)
-	if timed {
-		w.deadline = deadline
-		p.setState(w, IdleTimed)
-		p.obs.KeepAliveArmed(p.now, w)
-		return
-	}
-	p.setState(w, IdleUntimed)
-}
-
-// dwqWake handles the end of a timed wait (its awaitNanos returned):
-// the worker loops in its take or poll.
-func (p *Pool) dwqWake(w *Worker) {
 	p.unpark(w)
 	if !p.dwqAwait(w) {
 		w.timedOut = true
@@ -350,24 +344,22 @@ func (p *Pool) dwqWake(w *Worker) {
 // once: w counts it as completed and asks for its next task. A task that
 // may not run in the current state (R98: taken after shutdownNow began,
 // say) is cancelled instead, and w asks for its next task.
-func (p *Pool) runScheduled(w *Worker, d *delayed) {
+func (p *ScheduledThreadPoolExecutor) runScheduled(w *Worker, d *delayed) {
 	if d.cancelled {
 		// FutureTask.run (or runAndReset) finds the state CANCELLED and
 		// returns: no service time, no next run; runWorker still counts
 		// a completed task.
 		p.dwqLeave()
 		w.Completed++
-		if p.schedObs != nil {
-			p.lost = d.task
-			p.schedObs.SkippedCancelled(p.now, w, &p.lost)
-		}
+		p.lost = d.task
+		p.emit(Event{Kind: SkippedCancelled, Worker: w, Task: &p.lost})
 		p.getTask(w)
 		return
 	}
 	if !p.canRunInCurrentRunState(&d.schedule) {
 		p.dwqLeave()
 		p.lost = d.task
-		p.obs.Lost(p.now, &p.lost, Cancelled)
+		p.lose(&p.lost, Cancelled)
 		p.jobEnded(d, EndedByShutdown)
 		p.getTask(w)
 		return
@@ -383,7 +375,7 @@ func (p *Pool) runScheduled(w *Worker, d *delayed) {
 // (setNextRunTime: previous due + period, R94; or now + delay, R95) and is
 // queued again (reExecutePeriodic), before w returns to getTask; one that
 // threw stops its series (R96).
-func (p *Pool) scheduledTaskDone(w *Worker) {
+func (p *ScheduledThreadPoolExecutor) scheduledTaskDone(w *Worker) {
 	if !w.sched.periodic() || w.sched.cancelled {
 		return // cancelled during the run: runAndReset returns false (R97)
 	}
@@ -403,29 +395,25 @@ func (p *Pool) scheduledTaskDone(w *Worker) {
 // reExecutePeriodic (R94, R98): queue the next run unless the run state
 // forbids it, then ensurePrestart — so every run, like every schedule call,
 // may start a worker while wc < core (R91).
-func (p *Pool) reExecutePeriodic(t Task, s schedule) {
+func (p *ScheduledThreadPoolExecutor) reExecutePeriodic(t Task, s schedule) {
 	if !p.canRunInCurrentRunState(&s) {
 		p.periodicEnded(&t, EndedByShutdown)
 		return
 	}
 	t.Run++
 	t.Arrival, t.Submit = s.due, p.now
-	if p.schedObs != nil {
-		p.schedObs.Rescheduled(p.now, &t)
-	}
+	p.emit(Event{Kind: Rescheduled, Task: &t})
 	p.dwqAdd(delayed{task: t, schedule: s})
 	p.ensurePrestart()
 }
 
-func (p *Pool) periodicEnded(t *Task, why PeriodicEnd) {
-	if p.schedObs != nil {
-		p.schedObs.PeriodicEnded(p.now, t, why)
-	}
+func (p *ScheduledThreadPoolExecutor) periodicEnded(t *Task, why PeriodicEnd) {
+	p.emit(Event{Kind: PeriodicEnded, Task: t, End: why})
 }
 
 // jobEnded reports that a queued task of a caller's job — periodic, or a
 // one-shot one with Task.Periodic set — was cancelled or drained.
-func (p *Pool) jobEnded(d *delayed, why PeriodicEnd) {
+func (p *ScheduledThreadPoolExecutor) jobEnded(d *delayed, why PeriodicEnd) {
 	if d.periodic() || d.task.Periodic != 0 {
 		p.periodicEnded(&p.lost, why)
 	}
@@ -438,7 +426,7 @@ func (p *Pool) jobEnded(d *delayed, why PeriodicEnd) {
 // due if executeExistingDelayedTasksAfterShutdown is off; it also removes
 // the tasks already cancelled (R97), whatever the policies (reported
 // RemovedAfterCancel: their series ended at the cancel); then tryTerminate.
-func (p *Pool) onShutdown() {
+func (p *ScheduledThreadPoolExecutor) onShutdown() {
 	keepPeriodic := p.cfg.ContinuePeriodicAfterShutdown
 	keepDelayed := !p.cfg.DropDelayedOnShutdown
 	for _, seq := range p.dwq.snapshot() {
@@ -454,7 +442,7 @@ func (p *Pool) onShutdown() {
 		if e.cancelled {
 			d := p.dwq.removeAt(i)
 			p.lost = d.task
-			p.obs.Lost(p.now, &p.lost, RemovedAfterCancel)
+			p.lose(&p.lost, RemovedAfterCancel)
 			continue
 		}
 		if !drop {
@@ -462,7 +450,7 @@ func (p *Pool) onShutdown() {
 		}
 		d := p.dwq.removeAt(i)
 		p.lost = d.task
-		p.obs.Lost(p.now, &p.lost, Cancelled)
+		p.lose(&p.lost, Cancelled)
 		p.jobEnded(&d, EndedByShutdown)
 	}
 	p.tryTerminate()
@@ -471,7 +459,7 @@ func (p *Pool) onShutdown() {
 // dwqDrain is ThreadPoolExecutor.drainQueue on a DelayedWorkQueue (R28,
 // R98): drainTo takes the due tasks in due order, then the others are
 // removed one by one in toArray (heap array) order.
-func (p *Pool) dwqDrain() {
+func (p *ScheduledThreadPoolExecutor) dwqDrain() {
 	for h := p.dwq.head(); h != nil && h.due <= p.now; h = p.dwq.head() {
 		d := p.dwq.pollHead()
 		p.drained(&d)
@@ -483,21 +471,19 @@ func (p *Pool) dwqDrain() {
 	}
 }
 
-func (p *Pool) drained(d *delayed) {
+func (p *ScheduledThreadPoolExecutor) drained(d *delayed) {
 	p.lost = d.task
-	p.obs.Lost(p.now, &p.lost, Drained)
+	p.lose(&p.lost, Drained)
 	p.jobEnded(d, EndedByDrain)
 }
 
 // CancelledQueued returns how many queued tasks are cancelled: with
 // removeOnCancelPolicy false they stay in the queue until due (R97).
-func (p *Pool) CancelledQueued() int {
+func (p *ScheduledThreadPoolExecutor) CancelledQueued() int {
 	n := 0
-	if p.dwq != nil {
-		for i := range p.dwq.es {
-			if p.dwq.es[i].cancelled {
-				n++
-			}
+	for i := range p.dwq.es {
+		if p.dwq.es[i].cancelled {
+			n++
 		}
 	}
 	return n
@@ -506,10 +492,7 @@ func (p *Pool) CancelledQueued() int {
 // NextDue returns the due time of the DelayedWorkQueue's head
 // (queue[0].time), and false when the queue is empty or not a
 // DelayedWorkQueue.
-func (p *Pool) NextDue() (time.Duration, bool) {
-	if p.dwq == nil {
-		return 0, false
-	}
+func (p *ScheduledThreadPoolExecutor) NextDue() (time.Duration, bool) {
 	if h := p.dwq.head(); h != nil {
 		return h.due, true
 	}
@@ -518,14 +501,14 @@ func (p *Pool) NextDue() (time.Duration, bool) {
 
 // Leader returns the DelayedWorkQueue's leader — the worker waiting timed
 // until the head is due (R61, R93) — or nil.
-func (p *Pool) Leader() *Worker { return p.leader }
+func (p *ScheduledThreadPoolExecutor) Leader() *Worker { return p.leader }
 
 // checkScheduled holds the DelayedWorkQueue's invariants: no parked worker
 // beside a due task (zero wake-up latency), and a leader, if any, waiting
 // timed. Within one instant a task can come due while the leader's wake-up
 // at that same instant is still to be processed (a run ending exactly when
 // the next head is due): that is not a lost wake-up.
-func (p *Pool) checkScheduled(fail func(string, ...any)) {
+func (p *ScheduledThreadPoolExecutor) checkScheduled(fail func(string, ...any)) {
 	wakingNow := p.leader != nil && p.leader.waiting && p.leader.deadline <= p.now
 	if h := p.dwq.head(); h != nil && h.due <= p.now && p.waiters.n > 0 && !wakingNow {
 		fail("%d parked workers beside a task due at %v", p.waiters.n, h.due)
@@ -533,4 +516,71 @@ func (p *Pool) checkScheduled(fail func(string, ...any)) {
 	if l := p.leader; l != nil && (!l.waiting || l.state != IdleTimed) {
 		fail("leader %d is %v, not waiting timed", l.ID, l.state)
 	}
+}
+
+// The methods of ThreadPoolExecutor that ScheduledThreadPoolExecutor and
+// its DelayedWorkQueue override (see overrides).
+
+// Execute is STPE.execute(task): schedule(task, 0) (R89).
+func (p *ScheduledThreadPoolExecutor) Execute(now time.Duration, t Task) {
+	p.execute(p.submitted(now, t))
+}
+
+// execute is STPE.execute: schedule(command, 0) (R89).
+func (p *ScheduledThreadPoolExecutor) execute(t *Task) { p.schedule(t, 0, 0) }
+
+// TaskDone ends w's task, at the end of ScheduledFutureTask.run: the
+// future caught what the run threw, so it never reaches runWorker (R8,
+// R96); a periodic run is queued again first (R94, R95).
+func (p *ScheduledThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
+	p.finishTask(now, w)
+	p.scheduledTaskDone(w)
+	p.runWorkerLoop(w, false)
+}
+
+// await is DelayedWorkQueue.take or poll(keepAlive) (R93).
+func (p *ScheduledThreadPoolExecutor) await(w *Worker, timed bool) bool {
+	return p.dwqGetTask(w, timed)
+}
+
+// awaitAgain: awaitNanos returned; the worker loops in its take or poll.
+func (p *ScheduledThreadPoolExecutor) awaitAgain(w *Worker) bool { return p.dwqAwait(w) }
+
+// interrupted is take's finally clause: the InterruptedException leaves
+// take (R93).
+func (p *ScheduledThreadPoolExecutor) interrupted() { p.dwqLeave() }
+
+// drainQueue is drainQueue on a DelayedWorkQueue (R98).
+func (p *ScheduledThreadPoolExecutor) drainQueue() { p.dwqDrain() }
+
+// checkQueue holds the DelayedWorkQueue's invariants.
+func (p *ScheduledThreadPoolExecutor) checkQueue(fail func(string, ...any)) { p.checkScheduled(fail) }
+
+// TimedWaitSite: with core threads that do not time out, the only timed
+// waiter is the leader, in take until the next task is due (R61, R93).
+func (p *ScheduledThreadPoolExecutor) TimedWaitSite() string {
+	if p.cfg.Core > 0 && !p.cfg.CoreTimeOut {
+		return p.cfg.Queue.JavaName() + ".take as the leader, until the next task is due"
+	}
+	return p.ThreadPoolExecutor.TimedWaitSite()
+}
+
+// DescribeIdle says what idle worker w waits for: the leader waits for the
+// head's due time; the others await the condition (R93).
+func (p *ScheduledThreadPoolExecutor) DescribeIdle(now time.Duration, w *Worker, rank int) string {
+	q := p.cfg.Queue.JavaName()
+	switch {
+	case w.state != IdleTimed:
+		return p.ThreadPoolExecutor.DescribeIdle(now, w, rank)
+	case w != p.leader:
+		return fmt.Sprintf("TIMED_WAITING (parking) in %s (awaitNanos) for %v, wakes in %v; signal rank %d", q, now-w.since, w.deadline-now, rank)
+	}
+	if due, ok := p.NextDue(); ok && due == w.deadline {
+		return fmt.Sprintf("TIMED_WAITING (parking) in %s.take, the leader, for %v: the head is due in %v; signal rank %d", q, now-w.since, w.deadline-now, rank)
+	}
+	// Its head left the queue (a cancel under removeOnCancelPolicy, or
+	// shutdown's sweep): DelayedWorkQueue.remove wakes nobody (R97), so it
+	// sleeps on until that head's due time.
+	return fmt.Sprintf("TIMED_WAITING (parking) in %s.take, the leader, for %v: its head was removed unrun, and it wakes in %v, when that head was due; signal rank %d",
+		q, now-w.since, w.deadline-now, rank)
 }

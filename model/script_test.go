@@ -120,7 +120,7 @@ func runScript(t *testing.T, file string) {
 // orders them (completions before timers at the same instant, M3).
 type scriptEnv struct {
 	t       *testing.T
-	pool    *Pool
+	pool    Executor
 	now     time.Duration
 	pending []pendingEvent
 	seq     int
@@ -136,28 +136,6 @@ type scriptSeries struct {
 	failRun  int32
 }
 
-// Rescheduled implements ScheduleObserver: the next run's service time.
-func (e *scriptEnv) Rescheduled(now time.Duration, t *Task) {
-	s := e.series[t.ID]
-	t.Service = s.services[min(int(t.Run), len(s.services))-1]
-	t.Fails = t.Run == s.failRun
-	e.logf("task %d run %d queued, due at %v", t.ID, t.Run, t.Arrival)
-}
-
-// PeriodicEnded implements ScheduleObserver.
-func (e *scriptEnv) PeriodicEnded(now time.Duration, t *Task, why PeriodicEnd) {
-	e.logf("task %d series ended after run %d: %v", t.ID, t.Run, why)
-}
-
-// SkippedCancelled implements ScheduleObserver.
-func (e *scriptEnv) SkippedCancelled(now time.Duration, w *Worker, t *Task) {
-	run := ""
-	if t.Run > 0 {
-		run = fmt.Sprintf(" run %d", t.Run)
-	}
-	e.logf("worker %d takes cancelled task %d%s: returns at once", w.ID, t.ID, run)
-}
-
 type pendingEvent struct {
 	at      time.Duration
 	kind    int // 0 completion, 1 keepAlive
@@ -171,35 +149,53 @@ func (e *scriptEnv) logf(format string, args ...any) {
 	e.log = append(e.log, fmt.Sprintf("%v: ", e.now)+fmt.Sprintf(format, args...))
 }
 
-func (e *scriptEnv) WorkerChanged(now time.Duration, w *Worker, from, to State) {
-	e.logf("worker %d %v -> %v", w.ID, from, to)
+// Observe logs the model's events in the script's words and schedules
+// completions and timers.
+func (e *scriptEnv) Observe(ev *Event) {
+	switch ev.Kind {
+	case WorkerChanged:
+		e.logf("worker %d %v -> %v", ev.Worker.ID, ev.From, ev.To)
+	case Started:
+		w, t := ev.Worker, ev.Task
+		e.logf("worker %d runs task %d until %v (waited %v)", w.ID, t.ID, ev.At+t.Service, ev.At-t.Arrival)
+		e.seq++
+		e.pending = append(e.pending, pendingEvent{at: ev.At + t.Service, kind: 0, seq: e.seq, w: w, taskID: t.ID})
+	case TimerArmed:
+		e.seq++
+		e.pending = append(e.pending, pendingEvent{at: ev.Worker.Deadline(), kind: 1, seq: e.seq, w: ev.Worker})
+	case Rejected:
+		e.logf("task %d rejected", ev.Task.ID)
+	case CallerRan:
+		e.logf("task %d runs on the caller until %v", ev.Task.ID, ev.At+ev.Task.Service)
+	case Lost:
+		e.logf("task %d lost: %v", ev.Task.ID, ev.Outcome)
+	case RunStateChanged:
+		e.logf("pool %v -> %v", ev.RunFrom, ev.RunTo)
+	case Rescheduled:
+		// The next run's service time.
+		t := ev.Task
+		s := e.series[t.ID]
+		t.Service = s.services[min(int(t.Run), len(s.services))-1]
+		t.Fails = t.Run == s.failRun
+		e.logf("task %d run %d queued, due at %v", t.ID, t.Run, t.Arrival)
+	case PeriodicEnded:
+		e.logf("task %d series ended after run %d: %v", ev.Task.ID, ev.Task.Run, ev.End)
+	case SkippedCancelled:
+		run := ""
+		if ev.Task.Run > 0 {
+			run = fmt.Sprintf(" run %d", ev.Task.Run)
+		}
+		e.logf("worker %d takes cancelled task %d%s: returns at once", ev.Worker.ID, ev.Task.ID, run)
+	}
 }
 
-func (e *scriptEnv) TaskStarted(now time.Duration, w *Worker, t *Task) {
-	e.logf("worker %d runs task %d until %v (waited %v)", w.ID, t.ID, now+t.Service, now-t.Arrival)
-	e.seq++
-	e.pending = append(e.pending, pendingEvent{at: now + t.Service, kind: 0, seq: e.seq, w: w, taskID: t.ID})
-}
-
-func (e *scriptEnv) KeepAliveArmed(now time.Duration, w *Worker) {
-	e.seq++
-	e.pending = append(e.pending, pendingEvent{at: w.Deadline(), kind: 1, seq: e.seq, w: w})
-}
-
-func (e *scriptEnv) Rejected(now time.Duration, t *Task) {
-	e.logf("task %d rejected", t.ID)
-}
-
-func (e *scriptEnv) CallerRuns(now time.Duration, t *Task) {
-	e.logf("task %d runs on the caller until %v", t.ID, now+t.Service)
-}
-
-func (e *scriptEnv) Lost(now time.Duration, t *Task, why Outcome) {
-	e.logf("task %d lost: %v", t.ID, why)
-}
-
-func (e *scriptEnv) RunStateChanged(now time.Duration, from, to RunState) {
-	e.logf("pool %v -> %v", from, to)
+// scheduler returns the pool as a ScheduledThreadPoolExecutor.
+func (e *scriptEnv) scheduler() Scheduler {
+	s, ok := e.pool.(Scheduler)
+	if !ok {
+		e.t.Fatalf("%T does not schedule", e.pool)
+	}
+	return s
 }
 
 func (e *scriptEnv) do(cmd string) string {
@@ -276,7 +272,7 @@ func (e *scriptEnv) do(cmd string) string {
 	case "schedule":
 		task := Task{ID: uint64(e.atoi(args["id"])), Arrival: e.now, Submit: e.now, Service: e.dur(args["service"])}
 		_, task.Fails = args["fails"]
-		f, err := e.pool.Schedule(e.now, task, e.dur(args["delay"]))
+		f, err := e.scheduler().Schedule(e.now, task, e.dur(args["delay"]))
 		if err != nil {
 			e.log = append(e.log, "error: "+err.Error())
 		}
@@ -295,9 +291,9 @@ func (e *scriptEnv) do(cmd string) string {
 		}
 		e.series[id] = ss
 		task := Task{ID: id, Arrival: e.now, Submit: e.now, Service: ss.services[0], Periodic: 1, Run: 1, Fails: ss.failRun == 1}
-		call := e.pool.ScheduleAtFixedRate
+		call := e.scheduler().ScheduleAtFixedRate
 		if fields[0] == "fixedDelay" {
-			call = e.pool.ScheduleWithFixedDelay
+			call = e.scheduler().ScheduleWithFixedDelay
 		}
 		f, err := call(e.now, task, e.dur(args["initial"]), e.dur(args["every"]))
 		if err != nil {
@@ -306,7 +302,7 @@ func (e *scriptEnv) do(cmd string) string {
 		e.futures[id] = f
 	case "cancel":
 		id := uint64(e.atoi(args["id"]))
-		ok := e.pool.Cancel(e.now, e.futures[id])
+		ok := e.scheduler().Cancel(e.now, e.futures[id])
 		e.log = append(e.log, fmt.Sprintf("cancel(false) returned %v", ok))
 	case "advance":
 		target := e.now
@@ -317,31 +313,40 @@ func (e *scriptEnv) do(cmd string) string {
 		}
 		e.advance(target)
 	case "set":
-		var err error
+		// One setter call per key, in the order written.
 		for _, f := range fields[1:] {
 			k, v, _ := strings.Cut(f, "=")
+			var c Change
 			switch k {
 			case "core":
-				err = e.pool.SetCorePoolSize(e.now, e.atoi(v))
+				n := e.atoi(v)
+				c.Core = &n
 			case "max":
-				err = e.pool.SetMaximumPoolSize(e.now, e.atoi(v))
+				n := e.atoi(v)
+				c.Max = &n
 			case "keepAlive":
-				err = e.pool.SetKeepAliveTime(e.now, e.dur(v))
+				d := e.dur(v)
+				c.KeepAlive = &d
 			case "acto":
-				err = e.pool.AllowCoreThreadTimeOut(e.now, v == "true")
+				b := v == "true"
+				c.CoreTimeOut = &b
 			default:
 				e.t.Fatalf("bad set key %q", k)
 			}
-			if err != nil {
+			if err := e.pool.Apply(e.now, c); err != nil {
 				e.log = append(e.log, "error: "+err.Error())
 			}
 		}
-	case "shutdown":
-		e.pool.Shutdown(e.now)
-	case "shutdownNow":
-		e.pool.ShutdownNow(e.now)
+	case "shutdown", "shutdownNow":
+		c := Change{Shutdown: Graceful}
+		if fields[0] == "shutdownNow" {
+			c.Shutdown = Immediate
+		}
+		if err := e.pool.Apply(e.now, c); err != nil {
+			e.log = append(e.log, "error: "+err.Error())
+		}
 	case "prestart":
-		n := e.pool.PrestartAllCoreThreads(e.now)
+		n := e.pool.(interface{ PrestartAllCoreThreads(time.Duration) int }).PrestartAllCoreThreads(e.now)
 		e.log = append(e.log, fmt.Sprintf("started %d", n))
 	case "dump":
 		e.log = append(e.log, e.dump())
@@ -372,7 +377,7 @@ func (e *scriptEnv) advance(target time.Duration) {
 		if ev.kind == 0 {
 			e.logf("worker %d finishes task %d", ev.w.ID, ev.taskID)
 			e.pool.TaskDone(e.now, ev.w)
-		} else if e.pool.KeepAliveExpired(e.now, ev.w) {
+		} else if e.pool.TimedWaitExpired(e.now, ev.w) {
 			e.logf("worker %d keepAlive expired", ev.w.ID)
 		}
 		e.pool.CheckInvariants()
@@ -383,11 +388,16 @@ func (e *scriptEnv) advance(target time.Duration) {
 func (e *scriptEnv) dump() string {
 	p := e.pool
 	var b strings.Builder
+	cfg := p.Config()
 	fmt.Fprintf(&b, "%v wc=%d core=%d max=%d busy=%d timed=%d untimed=%d largest=%d completed=%d",
-		p.RunState(), p.PoolSize(), p.cfg.Core, p.cfg.Max, p.Count(Running), p.Count(IdleTimed), p.Count(IdleUntimed),
+		p.RunState(), p.PoolSize(), cfg.Core, cfg.Max, p.Count(Running), p.Count(IdleTimed), p.Count(IdleUntimed),
 		p.LargestPoolSize(), p.CompletedTaskCount())
-	if p.cfg.Flavor == Tomcat {
-		fmt.Fprintf(&b, " submitted=%d", p.SubmittedCount())
+	if t, ok := p.(*TomcatThreadPoolExecutor); ok {
+		fmt.Fprintf(&b, " submitted=%d", t.SubmittedCount())
+	}
+	var leader *Worker
+	if s, ok := p.(*ScheduledThreadPoolExecutor); ok {
+		leader = s.Leader()
 	}
 	p.Workers(func(w *Worker) {
 		fmt.Fprintf(&b, "\n  worker %d %v since %v", w.ID, w.State(), w.Since())
@@ -397,7 +407,7 @@ func (e *scriptEnv) dump() string {
 		if w.State() == IdleTimed {
 			fmt.Fprintf(&b, " deadline %v", w.Deadline())
 		}
-		if w == p.Leader() {
+		if leader != nil && w == leader {
 			b.WriteString(" (leader)")
 		}
 	})
@@ -407,15 +417,15 @@ func (e *scriptEnv) dump() string {
 	var queued []string
 	p.Queued(func(t *Task) { queued = append(queued, strconv.FormatUint(t.ID, 10)) })
 	fmt.Fprintf(&b, "\n  queue: [%s]", strings.Join(queued, " "))
-	switch p.cfg.Flavor {
-	case Scheduled:
+	switch p := p.(type) {
+	case *ScheduledThreadPoolExecutor:
 		var due []string
 		p.Queued(func(t *Task) { due = append(due, fmt.Sprintf("%d@%v", t.ID, t.Arrival)) })
 		fmt.Fprintf(&b, "\n  due: [%s]", strings.Join(due, " "))
 		if n := p.CancelledQueued(); n > 0 {
 			fmt.Fprintf(&b, "\n  cancelled in the queue: %d", n)
 		}
-	case Jetty:
+	case *QueuedThreadPool:
 		fmt.Fprintf(&b, "\n  lastShrink: %v", p.LastShrink())
 	}
 	return b.String()

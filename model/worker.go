@@ -67,20 +67,9 @@ type Worker struct {
 	// The wait it is in, while IdleTimed or IdleUntimed (M2).
 	parkedAt time.Duration // latest entry into the wait list: the hand-off key (R47)
 	deadline time.Duration // IdleTimed: end of its poll(keepAlive)
-	// Gen changes whenever a wait ends or begins. A keepAlive timer carries
-	// the Gen current when it was armed and fires only if it still matches:
-	// timers are cancelled lazily, never searched for (STYLE.md).
-	Gen uint64
-
-	// HostTimer is the event loop's bookkeeping: when its pending keepAlive
-	// event for this worker fires (0: none). The model never reads it.
-	HostTimer time.Duration
-	// HostReady and HostJob are the event loop's bookkeeping too: when the
-	// thread's Thread.start() completes, before which it runs nothing (a
-	// thread start cost), and 1 + the index of the task it is running on
-	// the host's CPUs (0: none). The model never reads them.
-	HostReady time.Duration
-	HostJob   int32
+	// slot is a small number unique among live workers, reused after an
+	// exit (Slot).
+	slot int32
 
 	// timedOut is getTask's local "did the last poll() time out?" (R15d),
 	// kept across the worker's parks within one getTask call.
@@ -122,6 +111,12 @@ func (w *Worker) Deadline() time.Duration { return w.deadline }
 
 // ParkedAt returns when the worker last entered the wait list.
 func (w *Worker) ParkedAt() time.Duration { return w.parkedAt }
+
+// Slot is a small number, from 0, unique among the pool's live workers and
+// reused once a worker has exited (reported Exited): an event loop can
+// keep its own per-worker state in a slice indexed by it, which stays as
+// long as the pool's largest size, not its thread count over the run.
+func (w *Worker) Slot() int { return int(w.slot) }
 
 // workerList is an intrusive doubly linked list of workers in creation
 // order: O(1) removal, deterministic iteration.

@@ -61,6 +61,30 @@ type Event struct {
 	Shutdown    string // "", "graceful" (shutdown()) or "now" (shutdownNow())
 }
 
+// Change is the model's runtime change the event makes: its setter calls
+// and shutdown call, applied through model.Executor.Apply.
+func (ev Event) Change() model.Change {
+	c := model.Change{Core: ev.Core, Max: ev.Max, KeepAlive: ev.KeepAlive, CoreTimeOut: ev.CoreTimeOut}
+	switch ev.Shutdown {
+	case "graceful":
+		c.Shutdown = model.Graceful
+	case "now":
+		c.Shutdown = model.Immediate
+	}
+	return c
+}
+
+// EventKey is the key, under an event, of a field a model.ConfigError of
+// Apply names: "set.core" for a setter's field, the field itself
+// (shutdown) otherwise.
+func EventKey(field string) string {
+	switch field {
+	case "core", "max", "keepAlive", "allowCoreThreadTimeOut":
+		return "set." + field
+	}
+	return field
+}
+
 // Limits protect the user's machine from scenarios that explode.
 type Limits struct {
 	// MaxQueued stops the run, reporting the growth as a finding, when the

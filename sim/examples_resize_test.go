@@ -21,7 +21,7 @@ func TestIncidentResizeExample(t *testing.T) {
 		queueAt10, queueAt20  int
 		drained               time.Duration
 	)
-	_, err := Run(context.Background(), sc, Options{Observe: func(now time.Duration, p *model.Pool) {
+	_, err := Run(context.Background(), sc, Options{Observe: func(now time.Duration, p model.Executor) {
 		switch {
 		case now < 10*time.Minute:
 			queueAt10 = p.QueueLen()

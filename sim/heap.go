@@ -6,29 +6,98 @@ import (
 	"github.com/poolsim/poolsim/model"
 )
 
-// Event phases: the order of events at the same instant (see doc.go).
+// phase orders the events of one instant: at equal times the event of the
+// earlier phase goes first (doc.go says why). The order is this table's;
+// nextEvent only compares (time, phase).
+type phase uint8
+
 const (
-	phaseCompletion uint8 = iota
-	phaseCPU              // the end of a CPU piece on a host with a CPU limit (host.go)
-	phaseKeepAlive
-	phaseArrival
-	phasePeriodic // schedule calls of workload.periodic, after the arrivals
-	phaseCancel   // their future.cancel(false) calls (R97), after the schedule calls
-	phaseRuntime
-	phaseSnapshot
-	phaseSample
+	phaseCompletion phase = iota // a task's end (or the end of a blocking piece or of a thread start, host.go): in the heap
+	phaseCPU                     // the end of a CPU piece on a host with a CPU limit (host.go): in the heap
+	phaseKeepAlive               // a timed wait's timer (in the order the waits began): in the heap
+	phaseArrival                 // the workload's next submission
+	phasePeriodic                // schedule calls of workload.periodic, after the arrivals
+	phaseCancel                  // their future.cancel(false) calls (R97), after the schedule calls
+	phaseRuntime                 // runtime events (setters, shutdown)
+	phaseSnapshot                // snapshots.txt
+	phaseSample                  // timeline samples, after every other event of their instant
+	numPhases
+
+	// heapPhases are the phases whose events wait in the event heap, many
+	// at a time; each later phase has one pending event at most, its time
+	// in Engine.due.
+	heapPhases = phaseArrival
 )
 
-// event is one event the loop processes.
+var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "arrival", "periodic", "cancel", "runtime", "snapshot", "sample"}
+
+func (p phase) String() string { return phaseNames[p] }
+
+// event is one event the engine processes.
 type event struct {
 	at    time.Duration
-	phase uint8
+	phase phase
 	idx   int32 // runtime event index
 	w     *model.Worker
 }
 
-// entry is an event in the heap: only completions and keepAlive timers live
-// there. key packs the phase above the sequence number, so the tie-break on
+// nextEvent returns the next event to process, or false when none is due by
+// the end of the run: the earliest by (time, phase) among the heap's top
+// and the one pending event of each later phase. Taking it moves that
+// phase's source on. The pending arrival changes at every submission; the
+// phases after it change rarely, so their earliest (rest) is kept up to
+// date by setDue instead of searched for at every event.
+func (e *Engine) nextEvent() (event, bool) {
+	at, ph := never, phase(0)
+	if e.h.len() > 0 {
+		top := e.h.peek()
+		at, ph = top.at, top.phase()
+	}
+	if e.due[phaseArrival] < at {
+		at, ph = e.due[phaseArrival], phaseArrival
+	}
+	if e.restAt < at {
+		at, ph = e.restAt, e.restPhase
+	}
+	if at > e.sc.Duration {
+		return event{}, false
+	}
+	ev := event{at: at, phase: ph}
+	switch ph {
+	case phaseCompletion, phaseCPU, phaseKeepAlive:
+		ev.w = e.h.pop().w
+	case phaseArrival:
+		e.due[ph] = never // submit draws the next one
+	case phasePeriodic, phaseCancel:
+		// schedulePeriodic and cancelPeriodic move their sources on.
+	case phaseRuntime:
+		ev.idx = int32(e.nextRuntime)
+		e.nextRuntime++
+		e.setDue(ph, e.nextRuntimeAt())
+	case phaseSnapshot:
+		e.nextSnap++
+		e.setDue(ph, e.nextSnapAt())
+	case phaseSample:
+		e.setDue(ph, e.due[ph]+e.sc.Sample)
+	}
+	return ev, true
+}
+
+// setDue sets when phase p's next event is, p being a phase after the
+// arrivals, and finds the earliest of those phases again: ties go to the
+// earlier phase.
+func (e *Engine) setDue(p phase, at time.Duration) {
+	e.due[p] = at
+	e.restAt, e.restPhase = never, 0
+	for q := phaseArrival + 1; q < numPhases; q++ {
+		if e.due[q] < e.restAt {
+			e.restAt, e.restPhase = e.due[q], q
+		}
+	}
+}
+
+// entry is an event in the heap: only completions and timers live there.
+// key packs the phase above the sequence number, so the tie-break on
 // (phase, seq) is one comparison.
 type entry struct {
 	at  time.Duration
@@ -40,7 +109,7 @@ func (a *entry) less(b *entry) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
-func (e *entry) phase() uint8 { return uint8(e.key >> 56) }
+func (e *entry) phase() phase { return phase(e.key >> 56) }
 
 // eventHeap is a binary min-heap of entries by value: pushing and popping
 // allocate nothing once the slice has grown (container/heap would box every
@@ -50,9 +119,9 @@ type eventHeap struct {
 	seq uint64
 }
 
-func (h *eventHeap) push(at time.Duration, phase uint8, w *model.Worker) {
+func (h *eventHeap) push(at time.Duration, ph phase, w *model.Worker) {
 	h.seq++
-	h.es = append(h.es, entry{at: at, key: uint64(phase)<<56 | h.seq, w: w})
+	h.es = append(h.es, entry{at: at, key: uint64(ph)<<56 | h.seq, w: w})
 	es := h.es
 	k := len(es) - 1
 	for k > 0 {

@@ -16,7 +16,7 @@ import (
 // submitter inside execute (so later submissions wait, as CallerRuns makes
 // them wait), the worker that runs processWorkerExit for a replacement, the
 // thread calling a setter, or the constructor for prestarted threads. The
-// new thread runs nothing before its start has passed (Worker.HostReady): a
+// new thread runs nothing before its start has passed (workerState.ready): a
 // task handed to it earlier begins then. Simplification: the model sees
 // the new worker at once (it is in workers and counted in wc, as in the
 // JDK), and a task-less new worker is parked — reachable by an offer —
@@ -62,7 +62,7 @@ type cpuSched struct {
 	v       float64       // virtual time, nanoseconds of CPU service
 	last    time.Duration // when v was last brought up to date
 	ps      []int32       // min-heap of runnable jobs by (tag, seq)
-	jobs    []cpuJob      // slots; a worker's HostJob is 1 + its slot
+	jobs    []cpuJob      // slots; a worker's workerState.job is 1 + its slot
 	free    []int32
 	seq     uint64
 	timerAt time.Duration // the CPU timer in the event heap that counts (never: none)
@@ -181,46 +181,46 @@ func piece(total time.Duration, k, i int16) time.Duration {
 // hostStart schedules t, just handed to w at now, on the host: it begins
 // when w's thread is up, and its CPU parts run on the CPUs. It returns when
 // the task begins.
-func (r *runner) hostStart(now time.Duration, w *model.Worker, t *model.Task) time.Duration {
-	start := max(now, w.HostReady) // a thread still starting runs the task when it is up
-	if r.cpu != nil && t.CPU > 0 {
-		r.startJob(now, start, w, t)
+func (e *Engine) hostStart(now time.Duration, w *model.Worker, t *model.Task) time.Duration {
+	start := max(now, e.ws[w.Slot()].ready) // a thread still starting runs the task when it is up
+	if e.cpu != nil && t.CPU > 0 {
+		e.startJob(now, start, w, t)
 	} else {
-		r.h.push(start+t.Service, phaseCompletion, w)
+		e.h.push(start+t.Service, phaseCompletion, w)
 	}
 	return start
 }
 
 // startJob begins running t on w from start (later than now while w's
 // thread is still starting) on the host's CPUs.
-func (r *runner) startJob(now, start time.Duration, w *model.Worker, t *model.Task) {
-	s := r.cpu
+func (e *Engine) startJob(now, start time.Duration, w *model.Worker, t *model.Task) {
+	s := e.cpu
 	k := s.alloc()
 	s.jobs[k] = cpuJob{w: w, cpu: t.CPU, block: t.Service - t.CPU, slices: max(t.Slices, 1)}
-	w.HostJob = k + 1
+	e.ws[w.Slot()].job = k + 1
 	if start > now {
-		r.h.push(start, phaseCompletion, w)
+		e.h.push(start, phaseCompletion, w)
 		return
 	}
-	r.stepJob(now, k, false)
+	e.stepJob(now, k, false)
 }
 
 // stepJob moves job k on at now: into the CPU part of its next piece, or
 // (afterCPU: that CPU part has just ended) into the piece's blocking part,
 // or, after the last piece, to the end of the task.
-func (r *runner) stepJob(now time.Duration, k int32, afterCPU bool) {
-	s := r.cpu
+func (e *Engine) stepJob(now time.Duration, k int32, afterCPU bool) {
+	s := e.cpu
 	for {
 		j := &s.jobs[k]
 		if !afterCPU {
 			if j.next >= j.slices {
-				r.endJob(now, k)
+				e.endJob(now, k)
 				return
 			}
 			if d := piece(j.cpu, j.slices, j.next); d > 0 {
-				r.cpuAccount(now)
+				e.cpuAccount(now)
 				s.join(now, k, d)
-				r.cpuCount(now)
+				e.cpuCount(now)
 				return
 			}
 		}
@@ -228,29 +228,29 @@ func (r *runner) stepJob(now time.Duration, k int32, afterCPU bool) {
 		b := piece(j.block, j.slices, j.next)
 		j.next++
 		if b > 0 {
-			r.h.push(now+b, phaseCompletion, j.w)
+			e.h.push(now+b, phaseCompletion, j.w)
 			return
 		}
 	}
 }
 
 // endJob ends job k's task.
-func (r *runner) endJob(now time.Duration, k int32) {
-	s := r.cpu
+func (e *Engine) endJob(now time.Duration, k int32) {
+	s := e.cpu
 	j := s.jobs[k]
-	if r.rec.steady(now) {
-		r.rec.nCPUDelay++
-		r.rec.cpuDelaySum += float64(j.onCPU - j.cpu)
+	if e.rec.steady(now) {
+		e.rec.nCPUDelay++
+		e.rec.cpuDelaySum += float64(j.onCPU - j.cpu)
 	}
-	j.w.HostJob = 0
+	e.ws[j.w.Slot()].job = 0
 	s.release(k)
-	r.finishTask(now, j.w)
+	e.taskDone(now, j.w)
 }
 
 // fireCPU handles the CPU timer: every runnable task whose CPU piece has
 // ended leaves the CPUs, in tag order, and moves on.
-func (r *runner) fireCPU(at time.Duration) {
-	s := r.cpu
+func (e *Engine) fireCPU(at time.Duration) {
+	s := e.cpu
 	if at != s.timerAt {
 		return // stale: an earlier prediction replaced it
 	}
@@ -258,12 +258,12 @@ func (r *runner) fireCPU(at time.Duration) {
 	s.dirty = true
 	s.advance(at)
 	for len(s.ps) > 0 && s.due(s.ps[0]) {
-		r.cpuAccount(at)
+		e.cpuAccount(at)
 		k := s.pop()
-		r.cpuCount(at)
+		e.cpuCount(at)
 		s.jobs[k].onCPU += at - s.jobs[k].joined
 		s.jobs[k].inCPU = false
-		r.stepJob(at, k, true)
+		e.stepJob(at, k, true)
 	}
 }
 
@@ -272,8 +272,8 @@ func (r *runner) fireCPU(at time.Duration) {
 // here, not in the recorder's per-event advance, so that a run without a
 // CPU limit pays nothing for them. At the warmup boundary the number then
 // runnable counts toward the maximum.
-func (r *runner) cpuAccount(now time.Duration) {
-	s, rec := r.cpu, r.rec
+func (e *Engine) cpuAccount(now time.Duration) {
+	s, rec := e.cpu, e.rec
 	from := max(s.areaAt, rec.warmup)
 	if now > from {
 		n := len(s.ps)
@@ -288,18 +288,18 @@ func (r *runner) cpuAccount(now time.Duration) {
 }
 
 // cpuCount records the runnable set's new size.
-func (r *runner) cpuCount(now time.Duration) {
-	n := r.cpu.runnable()
-	r.rec.cpuRunnable = n
-	if n > r.rec.cpuRunnableMax && r.rec.steady(now) {
-		r.rec.cpuRunnableMax = n
+func (e *Engine) cpuCount(now time.Duration) {
+	n := e.cpu.runnable()
+	e.rec.cpuRunnable = n
+	if n > e.rec.cpuRunnableMax && e.rec.steady(now) {
+		e.rec.cpuRunnableMax = n
 	}
 }
 
 // rearmCPU predicts when the next CPU piece ends, after an event that
 // changed the runnable set, and makes sure a timer fires by then.
-func (r *runner) rearmCPU(now time.Duration) {
-	s := r.cpu
+func (e *Engine) rearmCPU(now time.Duration) {
+	s := e.cpu
 	s.dirty = false
 	if len(s.ps) == 0 {
 		s.v, s.last = 0, now // idle CPUs: restart the virtual clock
@@ -313,31 +313,22 @@ func (r *runner) rearmCPU(now time.Duration) {
 	}
 	if at < s.timerAt {
 		s.timerAt = at
-		r.h.push(at, phaseCPU, nil)
+		e.h.push(at, phaseCPU, nil)
 	}
-}
-
-// finishTask ends w's task at now: the recorder, the task hook, the model.
-func (r *runner) finishTask(now time.Duration, w *model.Worker) {
-	r.rec.onComplete(now, w)
-	if r.opt.OnTask != nil {
-		t, _ := w.Task()
-		r.opt.OnTask(TaskEvent{T: now, TaskID: t.ID, Worker: w.ID, End: true, Job: t.Periodic, Run: t.Run})
-	}
-	r.pool.TaskDone(now, w)
 }
 
 // hostNote describes what a running worker's task is doing on the host,
 // for snapshots: "" without a CPU limit.
-func (r *runner) hostNote(w *model.Worker) string {
-	if r.cpu == nil || w.HostJob == 0 {
+func (e *Engine) hostNote(w *model.Worker) string {
+	ws := e.ws[w.Slot()]
+	if e.cpu == nil || ws.job == 0 {
 		return ""
 	}
-	j := &r.cpu.jobs[w.HostJob-1]
+	j := &e.cpu.jobs[ws.job-1]
 	if j.inCPU {
 		return "; in a CPU part (runnable)"
 	}
-	if r.now < w.HostReady {
+	if e.now < ws.ready {
 		return "; its thread is still starting"
 	}
 	if j.next == 0 {

@@ -85,30 +85,34 @@ func (j *periodicJob) draw(t *model.Task) {
 }
 
 // nextPeriodicAt is when the next schedule call is due (never: none left).
-func (r *runner) nextPeriodicAt() time.Duration {
-	if r.nextPeriodic < len(r.periodicOrder) {
-		return r.periodic[r.periodicOrder[r.nextPeriodic]].spec.At
+func (e *Engine) nextPeriodicAt() time.Duration {
+	if e.nextPeriodic < len(e.periodicOrder) {
+		return e.periodic[e.periodicOrder[e.nextPeriodic]].spec.At
 	}
 	return never
 }
 
 // schedulePeriodic makes the next job's schedule call (R89, R94, R95).
-func (r *runner) schedulePeriodic() {
-	i := r.periodicOrder[r.nextPeriodic]
-	r.nextPeriodic++
-	j := r.periodic[i]
-	r.periodicIDs++
-	t := model.Task{ID: PeriodicTaskIDBase + r.periodicIDs, Arrival: r.now, Submit: r.now, Periodic: int32(i + 1), Run: 1}
+func (e *Engine) schedulePeriodic() {
+	i := e.periodicOrder[e.nextPeriodic]
+	e.nextPeriodic++
+	e.setDue(phasePeriodic, e.nextPeriodicAt())
+	j := e.periodic[i]
+	e.periodicIDs++
+	t := model.Task{ID: PeriodicTaskIDBase + e.periodicIDs, Arrival: e.now, Submit: e.now, Periodic: int32(i + 1), Run: 1}
 	j.draw(&t)
-	r.rec.submitted++
+	e.rec.submitted++
+	if len(e.observers) > 0 {
+		e.report(model.ScheduleCalled, nil, t)
+	}
 	var err error
 	switch j.spec.Mode {
 	case scenarios.FixedRate:
-		j.future, err = r.pool.ScheduleAtFixedRate(r.now, t, j.spec.InitialDelay, j.spec.Every)
+		j.future, err = e.sched.ScheduleAtFixedRate(e.now, t, j.spec.InitialDelay, j.spec.Every)
 	case scenarios.FixedDelay:
-		j.future, err = r.pool.ScheduleWithFixedDelay(r.now, t, j.spec.InitialDelay, j.spec.Every)
+		j.future, err = e.sched.ScheduleWithFixedDelay(e.now, t, j.spec.InitialDelay, j.spec.Every)
 	default: // a one-shot schedule(task, delay)
-		j.future, err = r.pool.Schedule(r.now, t, j.spec.InitialDelay)
+		j.future, err = e.sched.Schedule(e.now, t, j.spec.InitialDelay)
 	}
 	if err != nil {
 		// The loader checks the pool family and the period.
@@ -117,9 +121,9 @@ func (r *runner) schedulePeriodic() {
 }
 
 // nextCancelAt is when the next cancel is due (never: none left).
-func (r *runner) nextCancelAt() time.Duration {
-	if r.nextCancel < len(r.cancelOrder) {
-		return r.periodic[r.cancelOrder[r.nextCancel]].spec.CancelAt
+func (e *Engine) nextCancelAt() time.Duration {
+	if e.nextCancel < len(e.cancelOrder) {
+		return e.periodic[e.cancelOrder[e.nextCancel]].spec.CancelAt
 	}
 	return never
 }
@@ -127,34 +131,35 @@ func (r *runner) nextCancelAt() time.Duration {
 // cancelPeriodic calls cancel(false) on the next job's future (R97). The
 // loader puts it at or after the schedule call, which the event order
 // makes first at equal times.
-func (r *runner) cancelPeriodic() {
-	i := r.cancelOrder[r.nextCancel]
-	r.nextCancel++
-	j := r.periodic[i]
+func (e *Engine) cancelPeriodic() {
+	i := e.cancelOrder[e.nextCancel]
+	e.nextCancel++
+	e.setDue(phaseCancel, e.nextCancelAt())
+	j := e.periodic[i]
 	running := false
-	r.pool.Workers(func(w *model.Worker) {
+	e.pool.Workers(func(w *model.Worker) {
 		if t, ok := w.Task(); ok && t.Periodic == int32(i+1) {
 			running = true
 		}
 	})
-	if r.pool.Cancel(r.now, j.future) {
-		j.cancelled, j.cancelledAt, j.cancelRunning = true, r.now, running
+	if e.sched.Cancel(e.now, j.future) {
+		j.cancelled, j.cancelledAt, j.cancelRunning = true, e.now, running
 	}
 }
 
-// Rescheduled implements model.ScheduleObserver: a periodic task's next
-// run is queued; it gets a task number, a service time and a fate.
-func (r *runner) Rescheduled(now time.Duration, t *model.Task) {
-	j := r.periodic[t.Periodic-1]
-	r.periodicIDs++
-	t.ID = PeriodicTaskIDBase + r.periodicIDs
+// rescheduled: a periodic task's next run is queued; it gets a task
+// number, a service time and a fate.
+func (e *Engine) rescheduled(t *model.Task) {
+	j := e.periodic[t.Periodic-1]
+	e.periodicIDs++
+	t.ID = PeriodicTaskIDBase + e.periodicIDs
 	j.draw(t)
-	r.rec.submitted++
+	e.rec.submitted++
 }
 
-// PeriodicEnded implements model.ScheduleObserver.
-func (r *runner) PeriodicEnded(now time.Duration, t *model.Task, why model.PeriodicEnd) {
-	j := r.periodic[t.Periodic-1]
+// periodicEnded notes why and when a job's series ended.
+func (e *Engine) periodicEnded(now time.Duration, t *model.Task, why model.PeriodicEnd) {
+	j := e.periodic[t.Periodic-1]
 	if j.ended == "" {
 		j.ended, j.endedAt = why.String(), now
 	}
@@ -168,22 +173,22 @@ func (r *runner) PeriodicEnded(now time.Duration, t *model.Task, why model.Perio
 
 // removedAfterCancel notes that job t's cancelled run left the queue unrun
 // (R97, R98).
-func (r *runner) removedAfterCancel(now time.Duration, t *model.Task) {
+func (e *Engine) removedAfterCancel(now time.Duration, t *model.Task) {
 	if t.Periodic != 0 {
-		j := r.periodic[t.Periodic-1]
+		j := e.periodic[t.Periodic-1]
 		j.removed, j.removedAt = true, now
 	}
 }
 
-// SkippedCancelled implements model.ScheduleObserver: a worker took a
-// cancelled run from the queue and returned from it at once (R97). The
-// pool counts it as a completed task (getCompletedTaskCount), and so does
-// the run: it ran nothing, so it has no wait, service or response time.
-func (r *runner) SkippedCancelled(now time.Duration, w *model.Worker, t *model.Task) {
-	r.rec.completed++
-	r.rec.skippedCancelled++
+// skippedCancelled: a worker took a cancelled run from the queue and
+// returned from it at once (R97). The pool counts it as a completed task
+// (getCompletedTaskCount), and so does the run: it ran nothing, so it has
+// no wait, service or response time.
+func (e *Engine) skippedCancelled(now time.Duration, t *model.Task) {
+	e.rec.completed++
+	e.rec.skippedCancelled++
 	if t.Periodic != 0 {
-		j := r.periodic[t.Periodic-1]
+		j := e.periodic[t.Periodic-1]
 		j.skipped++
 		j.skippedAt = now
 	}
@@ -191,8 +196,8 @@ func (r *runner) SkippedCancelled(now time.Duration, w *model.Worker, t *model.T
 
 // periodicStarted counts a run of a periodic job and its lateness, the
 // time from its due time (t.Arrival, R94) to its start.
-func (r *runner) periodicStarted(now time.Duration, t *model.Task) {
-	j := r.periodic[t.Periodic-1]
+func (e *Engine) periodicStarted(now time.Duration, t *model.Task) {
+	j := e.periodic[t.Periodic-1]
 	j.runs++
 	j.lastRun = t.Run
 	late := now - t.Arrival
@@ -246,10 +251,10 @@ type PeriodicSummary struct {
 }
 
 // periodicSummaries reports every job, and fills the summary's totals.
-func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
+func (e *Engine) periodicSummaries(s *Summary) []PeriodicSummary {
 	var out []PeriodicSummary
 	maxLate := time.Duration(0)
-	for _, j := range r.periodic {
+	for _, j := range e.periodic {
 		ps := PeriodicSummary{Name: j.spec.Name, Mode: string(j.spec.Mode), Every: j.spec.Every.Seconds(),
 			Runs: j.runs, LateRuns: j.lateRuns, MaxLateness: j.maxLateness.Seconds(),
 			MeanLate: Stat(math.NaN()), StoppedAt: Stat(math.NaN()), LastRun: int(j.lastRun),
@@ -288,7 +293,7 @@ func (r *runner) periodicSummaries(s *Summary) []PeriodicSummary {
 		maxLate = max(maxLate, j.maxLateness)
 		out = append(out, ps)
 	}
-	if len(r.periodic) > 0 {
+	if len(e.periodic) > 0 {
 		s.PeriodicMaxLateness = Stat(maxLate.Seconds())
 	}
 	return out

@@ -257,7 +257,7 @@ func TestPropertyFamilies(t *testing.T) {
 			if !e.End && e.Job != 0 {
 				lastStart[e.Job] = e.T
 			}
-		}, Observe: func(now time.Duration, p *model.Pool) {
+		}, Observe: func(now time.Duration, p model.Executor) {
 			// A ScheduledThreadPoolExecutor adds a worker only below core, or when it has
 			// none (R88, R91); setCorePoolSize may leave more until they time out.
 			cfg := p.Config()

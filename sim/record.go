@@ -144,8 +144,8 @@ func (r *recorder) observeMax() {
 }
 
 // settle records the state after an event at now.
-func (r *recorder) settle(now time.Duration, p *model.Pool) {
-	r.queueLen = p.QueueLen()
+func (r *recorder) settle(now time.Duration, queueLen int) {
+	r.queueLen = queueLen
 	if r.steady(now) {
 		r.observeMax()
 	}
@@ -157,7 +157,7 @@ func (r *recorder) resetInterval() {
 }
 
 // checkConservation panics if a task was lost or counted twice (tests).
-func (r *recorder) checkConservation(p *model.Pool) {
+func (r *recorder) checkConservation(p model.Executor) {
 	if r.poolSize != p.PoolSize() || r.busy != p.ActiveCount() ||
 		r.idleTimed != p.Count(model.IdleTimed) || r.idleUntimed != p.Count(model.IdleUntimed) {
 		panic(fmt.Sprintf("sim: recorded counts pool=%d busy=%d timed=%d untimed=%d disagree with the model's %d/%d/%d/%d",
@@ -169,75 +169,12 @@ func (r *recorder) checkConservation(p *model.Pool) {
 	}
 }
 
-// --- the runner is the model's Observer ---
-
-func (r *runner) WorkerChanged(now time.Duration, w *model.Worker, from, to model.State) {
-	rec := r.rec
-	if (from == model.IdleTimed || from == model.IdleUntimed) && rec.steady(now) {
-		switch to {
-		case model.Running:
-			gap := now - w.IdleSince()
-			rec.nGap++
-			rec.gapSum += float64(gap)
-			if gap > rec.gapMax {
-				rec.gapMax = gap
-			}
-		case model.Exited:
-			rec.nIdleExit++
-		}
-	}
-	switch from {
-	case model.Starting:
-		rec.threadsCreated++
-		rec.poolSize++
-		if ts := r.threadStart; ts > 0 {
-			// Thread.start() takes the caller's time; the thread runs
-			// nothing before it returns (host.go). Each event is one
-			// caller's call into the model: its clock starts at the event.
-			if r.callerEvent != r.events {
-				r.callerEvent, r.callerClock = r.events, r.now
-			}
-			r.callerClock += ts
-			w.HostReady = r.callerClock
-			rec.threadStartTotal += ts
-		}
-	case model.Running:
-		rec.busy--
-	case model.IdleTimed:
-		rec.idleTimed--
-	case model.IdleUntimed:
-		rec.idleUntimed--
-	}
-	switch to {
-	case model.Exited:
-		rec.threadsExited++
-		rec.poolSize--
-	case model.Running:
-		rec.busy++
-	case model.IdleTimed:
-		rec.idleTimed++
-	case model.IdleUntimed:
-		rec.idleUntimed++
-	}
-}
-
-func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) {
-	start := now
-	if r.hostTasks {
-		start = r.hostStart(now, w, t)
-	} else {
-		r.h.push(now+t.Service, phaseCompletion, w)
-	}
-	if r.opt.OnTask != nil {
-		r.opt.OnTask(TaskEvent{T: start, TaskID: t.ID, Worker: w.ID, Job: t.Periodic, Run: t.Run})
-	}
-	if t.Periodic != 0 {
-		r.periodicStarted(start, t)
-	}
+// onStart records the wait of t, handed to a worker at now, which begins
+// at start (later than now on a thread still starting).
+func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 	wait := start - t.Arrival
-	r.rec.ivWait.record(wait)
-	if r.rec.steady(now) {
-		rec := r.rec
+	rec.ivWait.record(wait)
+	if rec.steady(now) {
 		rec.serviceSum += float64(t.Service)
 		rec.nWait++
 		rec.waitSum += float64(wait) // nanoseconds
@@ -248,71 +185,8 @@ func (r *runner) TaskStarted(now time.Duration, w *model.Worker, t *model.Task) 
 	}
 }
 
-func (r *runner) KeepAliveArmed(now time.Duration, w *model.Worker) {
-	if d := w.Deadline(); w.HostTimer == 0 || w.HostTimer > d {
-		r.armTimer(w, d)
-	}
-}
-
-func (r *runner) armTimer(w *model.Worker, at time.Duration) {
-	w.HostTimer = at
-	r.h.push(at, phaseKeepAlive, w)
-}
-
-func (r *runner) Rejected(now time.Duration, t *model.Task) {
-	if t.Periodic != 0 {
-		r.periodic[t.Periodic-1].rejected = true
-	}
-	rec := r.rec
-	rec.rejected++
-	if r.pool.RunState() >= model.PoolShutdown {
-		rec.rejectedAfterShutdown++
-	}
-	if !rec.haveRejection {
-		rec.haveRejection, rec.firstRejection = true, now
-	}
-}
-
-func (r *runner) CallerRuns(now time.Duration, t *model.Task) {
-	rec := r.rec
-	// The caller runs it after any thread it started in this execute.
-	start := now
-	if r.callerEvent == r.events {
-		start = max(now, r.callerClock)
-	}
-	end := start + t.Service
-	if r.opt.OnTask != nil {
-		r.opt.OnTask(TaskEvent{T: start, TaskID: t.ID, Worker: 0})
-		r.opt.OnTask(TaskEvent{T: end, TaskID: t.ID, Worker: 0, End: true})
-	}
-	rec.callerRan++
-	rec.callerBusy += t.Service
-	if t.Fails {
-		rec.failed++
-	}
-	if end > r.submitterFree {
-		r.submitterFree = end
-	}
-	rec.callerLastEnd = max(rec.callerLastEnd, end)
-}
-
-func (r *runner) Lost(now time.Duration, t *model.Task, why model.Outcome) {
-	rec := r.rec
-	rec.discarded++
-	rec.lost[why]++
-	if why == model.RemovedAfterCancel {
-		r.removedAfterCancel(now, t)
-	}
-	if why == model.ThreadStartFailed {
-		r.lim.refuse(now, t.Service, r.sc.Duration)
-	}
-	if why == model.ThreadStartFailed && !rec.haveThreadFailure {
-		rec.haveThreadFailure, rec.firstThreadFailure = true, now
-	}
-}
-
-func (r *runner) RunStateChanged(now time.Duration, from, to model.RunState) {
-	rec := r.rec
+// runStateChanged notes when the pool was shut down and terminated.
+func (rec *recorder) runStateChanged(now time.Duration, to model.RunState) {
 	rec.runState = to
 	switch to {
 	case model.PoolShutdown, model.PoolStop:
@@ -357,54 +231,10 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 	}
 }
 
-func (rec *recorder) runtimeEvent(now time.Duration, ev scenarios.Event) {
-	rec.applied = append(rec.applied, AppliedEvent{At: now, What: describeEvent(ev)})
-}
-
 // AppliedEvent is a runtime event as the run applied it.
 type AppliedEvent struct {
 	At   time.Duration
 	What string // e.g. "set core=20 max=400", "shutdown"
-}
-
-// describeEvent renders a runtime event as the calls it makes.
-func describeEvent(ev scenarios.Event) string {
-	s := ""
-	add := func(x string) {
-		if s != "" {
-			s += " "
-		}
-		s += x
-	}
-	if ev.Core != nil {
-		add(fmt.Sprintf("core=%d", *ev.Core))
-	}
-	if ev.Max != nil {
-		add(fmt.Sprintf("max=%s", sizeString(*ev.Max)))
-	}
-	if ev.KeepAlive != nil {
-		add(fmt.Sprintf("keepAlive=%v", *ev.KeepAlive))
-	}
-	if ev.CoreTimeOut != nil {
-		add(fmt.Sprintf("allowCoreThreadTimeOut=%v", *ev.CoreTimeOut))
-	}
-	if s != "" {
-		s = "set " + s
-	}
-	switch ev.Shutdown {
-	case "graceful":
-		add("shutdown")
-	case "now":
-		add("shutdownNow")
-	}
-	return s
-}
-
-func sizeString(n int) string {
-	if n == model.Unbounded {
-		return "unbounded"
-	}
-	return fmt.Sprint(n)
 }
 
 func clampHDR(d time.Duration) int64 {

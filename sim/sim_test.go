@@ -82,7 +82,7 @@ snapshots: [3m, 9m]
 func TestPropertyInvariants(t *testing.T) {
 	randomScenarios(t, 150, 30, 0, randomScenario, func(c propertyCase) {
 		var maxSeen int
-		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p *model.Pool) {
+		res, err := Run(context.Background(), c.sc, Options{CheckInvariants: true, Observe: func(now time.Duration, p model.Executor) {
 			if p.QueueLen() > 0 && p.Config().Queue == model.Synchronous {
 				panic("a SynchronousQueue holds a task")
 			}

@@ -1,107 +1,17 @@
 package sim
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/workloads"
 )
-
-// TimelineHeader is timeline.csv's header. The first nine columns are fixed
-// by CONTRACT.md §2; the rest extend it.
-const TimelineHeader = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected," +
-	"discarded,caller_ran,failed,threads_created,threads_exited,core,max," +
-	"wait_mean_s,wait_p50_s,wait_p99_s,wait_max_s,response_p99_s,run_state,cpu_runnable"
-
-type timelineWriter struct {
-	w   *bufio.Writer
-	buf []byte
-}
-
-func newTimelineWriter(w io.Writer) *timelineWriter {
-	t := &timelineWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	t.w.WriteString(TimelineHeader + "\n")
-	return t
-}
-
-// FormatFloat is the one float format of every output: the shortest
-// decimal that reads back to the same float64, so outputs are byte-stable.
-func FormatFloat(x float64) string { return string(appendFloat(nil, x)) }
-
-func appendFloat(b []byte, x float64) []byte {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return b // an empty cell: no value
-	}
-	return strconv.AppendFloat(b, x, 'f', -1, 64)
-}
-
-// appendSeconds formats a duration as seconds, exactly.
-// appendSeconds formats a duration as decimal seconds, exactly: the
-// nanoseconds are printed as digits, never through a float (1360ms is
-// "1.36", not "1.3599999999999999").
-func appendSeconds(b []byte, d time.Duration) []byte {
-	if d < 0 {
-		b = append(b, '-')
-		d = -d
-	}
-	b = strconv.AppendInt(b, int64(d/time.Second), 10)
-	ns := int64(d % time.Second)
-	if ns == 0 {
-		return b
-	}
-	var frac [9]byte
-	for i := 8; i >= 0; i-- {
-		frac[i] = byte('0' + ns%10)
-		ns /= 10
-	}
-	n := 9
-	for frac[n-1] == '0' {
-		n--
-	}
-	b = append(b, '.')
-	return append(b, frac[:n]...)
-}
-
-func (t *timelineWriter) row(now time.Duration, rec *recorder, p *model.Pool) error {
-	b := t.buf[:0]
-	b = appendSeconds(b, now)
-	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.busy), int64(rec.idleTimed), int64(rec.idleUntimed),
-		int64(rec.queueLen), rec.submitted, rec.completed, rec.rejected, rec.discarded, rec.callerRan, rec.failed,
-		rec.threadsCreated, rec.threadsExited, int64(p.Config().Core), int64(p.Config().Max)} {
-		b = append(b, ',')
-		b = strconv.AppendInt(b, v, 10)
-	}
-	for _, v := range [...]float64{rec.ivWait.mean(), rec.ivWait.quantile(0.5), rec.ivWait.quantile(0.99),
-		maxSeconds(rec.ivWait), rec.ivResponse.quantile(0.99)} {
-		b = append(b, ',')
-		b = appendFloat(b, v)
-	}
-	b = append(b, ',')
-	b = append(b, p.RunState().String()...)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(rec.cpuRunnable), 10)
-	b = append(b, '\n')
-	t.buf = b
-	_, err := t.w.Write(b)
-	return err
-}
-
-func maxSeconds(h *intervalHist) float64 {
-	if h.n == 0 {
-		return math.NaN()
-	}
-	return h.max.Seconds()
-}
-
-func (t *timelineWriter) flush() error { return t.w.Flush() }
 
 // Stat is a statistic that may be undefined (no task in the steady state):
 // it encodes as JSON null then, never as NaN.
@@ -277,9 +187,20 @@ type Result struct {
 	WaitCDF, ResponseCDF []Quantile
 }
 
-func (r *runner) result() *Result {
-	rec, p := r.rec, r.pool
-	span := float64(r.now - r.sc.Warmup) // nanoseconds, as the areas
+// Result is what the run found: after the last Step, the whole run; before
+// it, the run so far (Complete false). Take it before Close.
+func (e *Engine) Result() *Result {
+	res := e.result()
+	if n, ok := e.src.(workloads.Noter); ok {
+		res.Findings = append(res.Findings, n.Notes()...)
+	}
+	res.Perf = measurePerf(time.Since(e.start), res.Summary.Events, res.Summary.Submitted)
+	return res
+}
+
+func (e *Engine) result() *Result {
+	rec, p := e.rec, e.pool
+	span := float64(e.now - e.sc.Warmup) // nanoseconds, as the areas
 	mean := func(area float64) Stat {
 		if span <= 0 {
 			return Stat(math.NaN())
@@ -305,8 +226,8 @@ func (r *runner) result() *Result {
 		return Stat(d.Seconds())
 	}
 	s := Summary{
-		Name:                  r.sc.Name,
-		Seed:                  r.sc.Seed,
+		Name:                  e.sc.Name,
+		Seed:                  e.sc.Seed,
 		Submitted:             rec.submitted,
 		Completed:             rec.completed,
 		Rejected:              rec.rejected,
@@ -360,10 +281,10 @@ func (r *runner) result() *Result {
 		ShutdownAt:   at(rec.haveShutdown, rec.shutdownAt),
 		TerminatedAt: at(rec.haveTerminated, rec.terminatedAt),
 
-		Events:   r.events,
-		SimTime:  r.now.Seconds(),
-		Warmup:   r.sc.Warmup.Seconds(),
-		Complete: !r.stopped,
+		Events:   e.events,
+		SimTime:  e.now.Seconds(),
+		Warmup:   e.sc.Warmup.Seconds(),
+		Complete: e.finished && !e.stopped,
 	}
 	s.ArrivalRate = Stat(math.NaN())
 	if span > 0 {
@@ -374,10 +295,10 @@ func (r *runner) result() *Result {
 	s.IdleGapMax = maxOf(rec.gapMax, rec.nGap)
 	s.IdleGaps = rec.nGap
 	s.IdleExits = rec.nIdleExit
-	s.Periodic = r.periodicSummaries(&s)
+	s.Periodic = e.periodicSummaries(&s)
 	s.ThreadStart = Stat(rec.threadStartTotal.Seconds())
 	s.ThreadStartSubmitter = Stat(rec.threadStartSubmitter.Seconds())
-	s.PeakReservedStack = int64(p.LargestPoolSize()) * r.sc.Host.StackSize
+	s.PeakReservedStack = int64(p.LargestPoolSize()) * e.sc.Host.StackSize
 	s.Throughput = Stat(math.NaN())
 	if span > 0 {
 		s.Throughput = Stat(float64(rec.nResponse) / (span / 1e9))
@@ -386,7 +307,7 @@ func (r *runner) result() *Result {
 	s.CPUs = rec.cpus
 	s.CPUBusyMean, s.CPUUtilization, s.CPURunnableMean, s.CPUDelayMean = Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN())
 	if rec.cpus > 0 {
-		r.cpuAccount(r.now) // the integrals up to the end of the run
+		e.cpuAccount(e.now) // the integrals up to the end of the run
 		s.CPUBusyMean = mean(rec.areaCPUBusy)
 		s.CPUUtilization = Stat(float64(s.CPUBusyMean) / float64(rec.cpus))
 		s.CPURunnableMean = mean(rec.areaRunnable)
@@ -398,14 +319,14 @@ func (r *runner) result() *Result {
 	} else {
 		s.Utilization = Stat(math.NaN())
 	}
-	res := &Result{Summary: s, Complete: !r.stopped, StopReason: r.stopReason, Applied: rec.applied,
+	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied,
 		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
 		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
-	r.lim.summarize(&res.Summary, r.interrupted, r.stopReason)
-	res.Findings = append(res.Findings, r.lim.findings(r.sc, rec.lost[model.ThreadStartFailed])...)
+	e.lim.summarize(&res.Summary, e.interrupted, e.stopReason)
+	res.Findings = append(res.Findings, e.lim.findings(e.sc, rec.lost[model.ThreadStartFailed])...)
 	res.Findings = append(res.Findings, periodicFindings(s.Periodic)...)
-	if r.stopped {
-		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", r.now, r.stopReason))
+	if e.stopped {
+		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", e.now, e.stopReason))
 	}
 	return res
 }
@@ -435,68 +356,4 @@ func measurePerf(wall time.Duration, events, tasks int64) Perf {
 	runtime.ReadMemStats(&ms)
 	p.HeapSysBytes = ms.HeapSys
 	return p
-}
-
-// snapshot writes a thread-dump-like view of every worker (snapshots.txt).
-func (r *runner) snapshot() error {
-	w := r.opt.Snapshots
-	if w == nil {
-		return nil
-	}
-	p := r.pool
-	cfg := p.Config()
-	prefix := r.sc.Pool.ThreadNamePrefix
-	rank := map[*model.Worker]int{}
-	n := 0
-	p.Parked(func(w *model.Worker) { n++; rank[w] = n })
-	var b strings.Builder
-	fmt.Fprintf(&b, "=== snapshot at %v (t=%ss) ===\n", r.now, appendSeconds(nil, r.now))
-	timedIn := fmt.Sprintf("%s.poll(%v)", cfg.Queue.JavaName(), cfg.KeepAlive)
-	if cfg.Flavor == model.Scheduled && cfg.Core > 0 && !cfg.CoreTimeOut {
-		timedIn = cfg.Queue.JavaName() + ".take as the leader, until the next task is due"
-	}
-	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
-		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), timedIn,
-		p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, sizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
-	if n := p.CancelledQueued(); n > 0 {
-		fmt.Fprintf(&b, "(cancelled but still queued: %d of %d; with removeOnCancelPolicy false a cancelled task keeps its place, and is waited for, until due; then a worker skips it, R97)\n", n, p.QueueLen())
-	}
-	p.Workers(func(w *model.Worker) {
-		fmt.Fprintf(&b, "%q ", fmt.Sprintf("%s%d", prefix, w.ID))
-		switch w.State() {
-		case model.Running:
-			t, _ := w.Task()
-			fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)%s", t.ID, r.now-w.Since(), t.Service, w.Since()-t.Arrival, r.hostNote(w))
-		case model.IdleTimed:
-			switch {
-			case cfg.Flavor == model.Scheduled && w == p.Leader():
-				if due, ok := p.NextDue(); ok && due == w.Deadline() {
-					fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.take, the leader, for %v: the head is due in %v; signal rank %d",
-						cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
-					break
-				}
-				// Its head left the queue (a cancel under removeOnCancelPolicy,
-				// or shutdown's sweep): DelayedWorkQueue.remove wakes nobody
-				// (R97), so it sleeps on until that head's due time.
-				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.take, the leader, for %v: its head was removed unrun, and it wakes in %v, when that head was due; signal rank %d",
-					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
-			case cfg.Flavor == model.Scheduled:
-				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s (awaitNanos) for %v, wakes in %v; signal rank %d",
-					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
-			case cfg.Flavor == model.Jetty:
-				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.poll(idleTimeout) for %v, times out in %v (then leaves only if no thread started or left for idleTimeout; last at %v); hand-off rank %d",
-					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, p.LastShrink(), rank[w])
-			default:
-				fmt.Fprintf(&b, "TIMED_WAITING (parking) in %s.poll for %v, times out in %v; hand-off rank %d",
-					cfg.Queue.JavaName(), r.now-w.Since(), w.Deadline()-r.now, rank[w])
-			}
-		case model.IdleUntimed:
-			fmt.Fprintf(&b, "WAITING (parking) in %s.take for %v; hand-off rank %d",
-				cfg.Queue.JavaName(), r.now-w.Since(), rank[w])
-		}
-		fmt.Fprintf(&b, "; started at %v, %d tasks done\n", w.Created, w.Completed)
-	})
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }

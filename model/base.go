@@ -1,0 +1,334 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// RunState is ThreadPoolExecutor's run state (R1). It only moves forward.
+type RunState uint8
+
+const (
+	PoolRunning RunState = iota
+	PoolShutdown
+	PoolStop
+	PoolTidying
+	PoolTerminated
+)
+
+var runStateNames = [...]string{PoolRunning: "RUNNING", PoolShutdown: "SHUTDOWN", PoolStop: "STOP", PoolTidying: "TIDYING", PoolTerminated: "TERMINATED"}
+
+func (s RunState) String() string {
+	if int(s) < len(runStateNames) {
+		return runStateNames[s]
+	}
+	return fmt.Sprintf("RunState(%d)", s)
+}
+
+// pool is the machinery every executor family shares: its live workers in
+// creation order, the wait list of parked workers in hand-off order, the
+// counts by state, the observer, the clock of the current call and the run
+// state. Families embed it and add their own rules; nothing here decides
+// when a thread starts, waits or ends.
+//
+// Every exported method of a family takes the virtual time of the call. An
+// executor is not safe for concurrent use; a run drives it from one
+// goroutine.
+type pool struct {
+	cfg      Config // current configuration; the setters change it
+	handOff  HandOff
+	obs      Observer
+	now      time.Duration
+	runState RunState
+
+	// wc is ctl's worker count. The model has no races, so it always
+	// equals workers.n except inside processWorkerExit (M1).
+	wc      int
+	workers workerList
+	waiters waitList
+	store   taskStore
+
+	nextID             int
+	largestPoolSize    int
+	completedTaskCount int64 // of exited workers; live ones add theirs
+	counts             [Exited + 1]int
+
+	// freeSlots holds the slots of exited workers for reuse, and nSlots
+	// how many slots were ever handed out (Worker.Slot).
+	freeSlots []int32
+	nSlots    int32
+
+	// ev is the event being reported, so that reporting allocates nothing.
+	ev Event
+}
+
+func (p *pool) init(now time.Duration, cfg Config, obs Observer) {
+	p.cfg, p.handOff, p.obs, p.now = cfg, cfg.HandOff(), obs, now
+	p.store = newStore(cfg.Queue, cfg.QueueCapacity)
+}
+
+// Config returns the pool's current configuration.
+func (p *pool) Config() Config { return p.cfg }
+
+// RunState returns the current run state.
+func (p *pool) RunState() RunState { return p.runState }
+
+// PoolSize is getPoolSize(): the number of live workers (R31).
+func (p *pool) PoolSize() int { return p.workers.n }
+
+// Count returns how many live workers are in state s.
+func (p *pool) Count(s State) int { return p.counts[s] }
+
+// ActiveCount is getActiveCount(): workers running a task (R31).
+func (p *pool) ActiveCount() int { return p.counts[Running] }
+
+// QueueLen is getQueue().size().
+func (p *pool) QueueLen() int { return p.store.size() }
+
+// LargestPoolSize is getLargestPoolSize() (R31).
+func (p *pool) LargestPoolSize() int { return p.largestPoolSize }
+
+// CompletedTaskCount is getCompletedTaskCount(): finished tasks, thrown ones
+// included (R31).
+func (p *pool) CompletedTaskCount() int64 {
+	n := p.completedTaskCount
+	for w := p.workers.head; w != nil; w = w.next {
+		n += w.Completed
+	}
+	return n
+}
+
+// HandOff returns the order in which parked workers receive tasks.
+func (p *pool) HandOff() HandOff { return p.handOff }
+
+// Workers calls fn for every live worker in creation order.
+func (p *pool) Workers(fn func(*Worker)) {
+	for w := p.workers.head; w != nil; w = w.next {
+		fn(w)
+	}
+}
+
+// Parked calls fn for every parked worker in hand-off order: the first one
+// visited receives the next offered task.
+func (p *pool) Parked(fn func(*Worker)) {
+	if p.handOff == LIFO {
+		for w := p.waiters.tail; w != nil; w = w.wprev {
+			fn(w)
+		}
+		return
+	}
+	for w := p.waiters.head; w != nil; w = w.wnext {
+		fn(w)
+	}
+}
+
+// Queued calls fn for every queued task in the order workers will take them.
+func (p *pool) Queued(fn func(*Task)) { p.store.each(fn) }
+
+// nextParked is the parked worker the queue hands the next task to (R47,
+// R50), or nil.
+func (p *pool) nextParked() *Worker {
+	if p.handOff == LIFO {
+		return p.waiters.tail
+	}
+	return p.waiters.head
+}
+
+// plainOffer is the queue's offer: a parked worker, if any, receives the
+// task at once, chosen by the queue's hand-off order (R47, R50); else the
+// store takes it if it has room; a SynchronousQueue without a parked
+// worker refuses (R49).
+func (p *pool) plainOffer(t *Task) bool {
+	if w := p.nextParked(); w != nil {
+		p.waiters.remove(w)
+		w.timedOut = false
+		p.runTask(w, t)
+		return true
+	}
+	return p.store.offer(t)
+}
+
+// newWorker counts and registers a new thread (wc+1, workers, the
+// largest pool size).
+func (p *pool) newWorker() *Worker {
+	p.wc++
+	p.nextID++
+	w := &Worker{ID: p.nextID, Created: p.now, slot: p.allocSlot()}
+	p.workers.pushBack(w)
+	if p.workers.n > p.largestPoolSize {
+		p.largestPoolSize = p.workers.n
+	}
+	return w
+}
+
+func (p *pool) allocSlot() int32 {
+	if n := len(p.freeSlots); n > 0 {
+		s := p.freeSlots[n-1]
+		p.freeSlots = p.freeSlots[:n-1]
+		return s
+	}
+	p.nSlots++
+	return p.nSlots - 1
+}
+
+// retire removes w, which has left its wait or its task, from the pool:
+// its completed count moves to the pool's, it is reported Exited, and its
+// slot is freed after the report.
+func (p *pool) retire(w *Worker) {
+	p.completedTaskCount += w.Completed
+	p.workers.remove(w)
+	p.setState(w, Exited)
+	p.freeSlots = append(p.freeSlots, w.slot)
+}
+
+// finishTask ends w's task at its completion time: w holds no task and
+// has completed one more (R13). w.task keeps the task for what follows.
+func (p *pool) finishTask(now time.Duration, w *Worker) {
+	if !w.hasTask || w.state != Running {
+		notRunning(w)
+	}
+	p.now = now
+	w.hasTask = false
+	w.Completed++
+}
+
+// notRunning panics: TaskDone for a worker that runs no task is a bug of
+// the event loop.
+func notRunning(w *Worker) {
+	panic(fmt.Sprintf("model: TaskDone for worker %d in state %v without a task", w.ID, w.state))
+}
+
+// runTask hands t to w, which runs it (R13).
+func (p *pool) runTask(w *Worker, t *Task) {
+	w.task, w.hasTask = *t, true
+	p.setState(w, Running)
+	p.emit(Event{Kind: Started, Worker: w, Task: &w.task})
+}
+
+// park makes w wait in poll(keepAlive) (timed) or take(): it joins the tail
+// of the wait list (R47) and keeps that state until the wait ends (R16).
+func (p *pool) park(w *Worker, timed bool) {
+	deadline := time.Duration(0)
+	if timed {
+		deadline = p.now + p.cfg.KeepAlive
+	}
+	p.parkUntil(w, timed, deadline)
+}
+
+// parkUntil makes w wait, untimed or timed until deadline.
+func (p *pool) parkUntil(w *Worker, timed bool, deadline time.Duration) {
+	w.parkedAt = p.now
+	p.waiters.pushBack(w)
+	if timed {
+		w.deadline = deadline
+		p.setState(w, IdleTimed)
+		p.emit(Event{Kind: TimerArmed, Worker: w})
+		return
+	}
+	p.setState(w, IdleUntimed)
+}
+
+// unpark takes w off the wait list: its wait ended (a task, an interrupt
+// or a timeout).
+func (p *pool) unpark(w *Worker) { p.waiters.remove(w) }
+
+// setState is the one place a worker's state changes; it keeps the counts
+// and reports the change.
+func (p *pool) setState(w *Worker, s State) {
+	from := w.state
+	if from != Starting {
+		p.counts[from]--
+	}
+	if s != Exited {
+		p.counts[s]++
+	}
+	w.state, w.since = s, p.now
+	if (s == IdleTimed || s == IdleUntimed) && from != IdleTimed && from != IdleUntimed {
+		w.idleSince = p.now
+	}
+	if from != s {
+		p.emit(Event{Kind: WorkerChanged, Worker: w, From: from, To: s})
+	}
+}
+
+func (p *pool) advanceRunState(to RunState) {
+	if p.runState >= to {
+		return
+	}
+	from := p.runState
+	p.runState = to
+	p.emit(Event{Kind: RunStateChanged, RunFrom: from, RunTo: to})
+}
+
+// emit reports e, at the current time, to the observer.
+func (p *pool) emit(e Event) {
+	e.At = p.now
+	p.ev = e
+	p.obs.Observe(&p.ev)
+}
+
+// lose reports that t will never run, and why.
+func (p *pool) lose(t *Task, why Outcome) {
+	p.emit(Event{Kind: Lost, Task: t, Outcome: why})
+}
+
+// checkWorkers holds the invariants every family shares: the counts agree
+// with the workers' states, idle workers and only they are parked.
+func (p *pool) checkWorkers(fail func(string, ...any)) {
+	if p.wc != p.workers.n {
+		fail("wc %d != workers %d", p.wc, p.workers.n)
+	}
+	n, busy, timed, untimed, parked := 0, 0, 0, 0, 0
+	for w := p.workers.head; w != nil; w = w.next {
+		n++
+		switch w.state {
+		case Running:
+			busy++
+			if !w.hasTask || w.waiting {
+				fail("running worker %d without task or parked", w.ID)
+			}
+		case IdleTimed, IdleUntimed:
+			if w.state == IdleTimed {
+				timed++
+			} else {
+				untimed++
+			}
+			if !w.waiting || w.hasTask {
+				fail("idle worker %d not parked or holding a task", w.ID)
+			}
+		default:
+			fail("live worker %d in state %v", w.ID, w.state)
+		}
+		if w.waiting {
+			parked++
+		}
+	}
+	if n != p.workers.n || busy != p.counts[Running] || timed != p.counts[IdleTimed] || untimed != p.counts[IdleUntimed] {
+		fail("counts %v disagree with workers (n=%d busy=%d timed=%d untimed=%d)", p.counts, n, busy, timed, untimed)
+	}
+	if parked != p.waiters.n {
+		fail("wait list %d != parked %d", p.waiters.n, parked)
+	}
+	if p.cfg.Queue != Synchronous && p.store.size() > p.cfg.QueueCapacity {
+		fail("queue %d > capacity %d", p.store.size(), p.cfg.QueueCapacity)
+	}
+	if p.runState >= PoolTidying && p.wc != 0 {
+		fail("run state %v with %d workers", p.runState, p.wc)
+	}
+}
+
+// failer returns the fail function of CheckInvariants: a panic with a
+// state dump.
+func (p *pool) failer() func(string, ...any) {
+	return func(format string, args ...any) {
+		panic(fmt.Sprintf("model invariant: "+format+"\n%s", append(args, p.dump())...))
+	}
+}
+
+func (p *pool) dump() string {
+	s := fmt.Sprintf("pool %v wc=%d core=%d max=%d keepAlive=%v queue=%d\n", p.runState, p.wc, p.cfg.Core, p.cfg.Max, p.cfg.KeepAlive, p.store.size())
+	for w := p.workers.head; w != nil; w = w.next {
+		s += fmt.Sprintf("  worker %d %v since %v parked=%v deadline=%v\n", w.ID, w.state, w.since, w.waiting, w.deadline)
+	}
+	return s
+}

@@ -1,0 +1,144 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// Submitted: execute(task) was called with Task (every family's
+	// Execute; a ScheduledThreadPoolExecutor's is schedule(task, 0)). The
+	// event loop that makes the call reports it (sim.Engine's stream); the
+	// model does not echo its caller's calls.
+	Submitted EventKind = iota + 1
+	// ScheduleCalled: a ScheduledThreadPoolExecutor's schedule,
+	// scheduleAtFixedRate or scheduleWithFixedDelay was called with Task, its
+	// first run (R89, R94, R95). Reported by the event loop, as Submitted.
+	ScheduleCalled
+	// Started: Worker begins running Task (Worker is Running). The driver
+	// must call TaskDone(Worker) when Task.Service has passed.
+	Started
+	// Finished: Worker's task ended (Task; Task.Fails: it threw): the
+	// event loop reports it just before it calls TaskDone, as Submitted.
+	// What the worker does next follows as the model's events.
+	Finished
+	// Rejected: the RejectedExecutionHandler was invoked for Task (R32–R36;
+	// Jetty: execute threw). What became of Task follows as CallerRan, Lost
+	// or a retry.
+	Rejected
+	// CallerRan: CallerRunsPolicy runs Task on the submitting thread, which
+	// is busy for Task.Service (R33, M4).
+	CallerRan
+	// Lost: Task will never run; Outcome says why.
+	Lost
+	// WorkerChanged: Worker went from state From to To, in the one place a
+	// worker's state changes. From is Starting when the thread is created,
+	// To is Exited when it ends; Running → idle is a worker parking,
+	// idle → Running a worker woken with a task.
+	WorkerChanged
+	// TimerArmed: Worker waits timed until Worker.Deadline() (a
+	// poll(keepAlive), a DelayedWorkQueue leader's awaitNanos, Jetty's
+	// poll(idleTimeout)). The driver must call TimedWaitExpired(Worker) at
+	// that deadline; if the wait ends earlier the call is a no-op, so the
+	// timer need not be cancelled.
+	TimerArmed
+	// RunStateChanged: the run state went from RunFrom to RunTo (R1).
+	RunStateChanged
+	// Reconfigured: Apply applied Change (the setters, a shutdown).
+	Reconfigured
+	// Rescheduled: a ScheduledThreadPoolExecutor queued Task, the next run
+	// of a periodic series, due at Task.Arrival (R94, R95); Task.Run is its
+	// number. The model cannot draw what that run takes: the observer sets
+	// Task.Service and Task.Fails, and may give it a new Task.ID, during
+	// the call.
+	Rescheduled
+	// PeriodicEnded: the series of Task will not run again, and End says
+	// why (R96, R97, R98). A one-shot task with Task.Periodic set is
+	// reported too when shutdown cancels or drains it or its future is
+	// cancelled.
+	PeriodicEnded
+	// SkippedCancelled: Worker took Task, whose future was cancelled, from
+	// the queue when it was due, and its run returned at once (R97): no
+	// service time, no next run, one more completed task for Worker.
+	SkippedCancelled
+)
+
+var eventKindNames = [...]string{Submitted: "submitted", ScheduleCalled: "schedule-called", Started: "started", Finished: "finished",
+	Rejected: "rejected", CallerRan: "caller-ran", Lost: "lost", WorkerChanged: "worker-changed", TimerArmed: "timer-armed",
+	RunStateChanged: "run-state-changed", Reconfigured: "reconfigured", Rescheduled: "rescheduled",
+	PeriodicEnded: "periodic-ended", SkippedCancelled: "skipped-cancelled"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) && eventKindNames[k] != "" {
+		return eventKindNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", k)
+}
+
+// Event is one thing the model reports: the model's whole output. Which
+// fields are set depends on Kind (see the kinds). An Event and what its
+// pointers point to are valid only during the Observe call that carries
+// it: copy what you keep.
+type Event struct {
+	Kind     EventKind
+	At       time.Duration
+	Worker   *Worker
+	Task     *Task
+	From, To State       // WorkerChanged
+	Outcome  Outcome     // Lost
+	RunFrom  RunState    // RunStateChanged
+	RunTo    RunState    // RunStateChanged
+	End      PeriodicEnd // PeriodicEnded
+	Change   *Change     // Reconfigured
+}
+
+// Observer receives every Event the model reports, synchronously, inside
+// the model's entry points. An Observer must not call back into the
+// executor that reports to it.
+type Observer interface {
+	Observe(e *Event)
+}
+
+// ObserverFunc adapts a function to an Observer.
+type ObserverFunc func(e *Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e *Event) { f(e) }
+
+// nopObserver ignores every event.
+type nopObserver struct{}
+
+func (nopObserver) Observe(*Event) {}
+
+// PeriodicEnd says why a periodic series stopped.
+type PeriodicEnd uint8
+
+const (
+	// EndedByException: a run threw; the future keeps the exception and no
+	// further run is scheduled (R96).
+	EndedByException PeriodicEnd = iota
+	// EndedByShutdown: shutdown cancelled the series, or a run ended after
+	// shutdown and was not re-queued (R98).
+	EndedByShutdown
+	// EndedByDrain: shutdownNow returned the queued run unrun (R28, R98);
+	// its future is not cancelled.
+	EndedByDrain
+	// EndedByCancel: future.cancel(false) cancelled it, queued or running
+	// (R97).
+	EndedByCancel
+)
+
+func (e PeriodicEnd) String() string {
+	switch e {
+	case EndedByException:
+		return "exception"
+	case EndedByDrain:
+		return "drained"
+	case EndedByCancel:
+		return "cancel"
+	}
+	return "shutdown"
+}

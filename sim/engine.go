@@ -1,0 +1,475 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// Engine is one run of a scenario: a pool model driven by a workload on a
+// virtual clock, one event at a time. Step processes the next event, Run
+// steps to the end; Now, Pool and Result show where the run stands, and
+// every model event reaches the observers given to Subscribe (and
+// Options.Observer) as it happens.
+//
+// An Engine is not safe for concurrent use. Close it when done (Run does).
+type Engine struct {
+	sc   *scenarios.Scenario
+	opt  Options
+	pool model.Executor
+	src  workloads.Source
+	rec  *recorder
+	h    eventHeap
+
+	// due holds, for each phase beside the heap, when its source's next
+	// event is (never: none); restAt and restPhase are the earliest of the
+	// phases after the arrivals (setDue). See phase.
+	due       [numPhases]time.Duration
+	restAt    time.Duration
+	restPhase phase
+
+	now           time.Duration
+	next          workloads.Arrival // the arrival the pending arrival event submits
+	submitterFree time.Duration     // caller-runs: the submitter is busy until then
+	nextTaskID    uint64
+	samples       int64 // samples taken
+	nextRuntime   int   // index of the next runtime event
+	snapAt        []time.Duration
+	nextSnap      int
+	stopped       bool
+	finished      bool // the run is over and its end accounted (finish)
+	stopReason    string
+	interrupted   bool     // stopped by the context (SIGINT, SIGTERM)
+	lim           *limiter // limits.maxThreads and maxQueued (limits.go)
+	events        int64
+	tl            *timelineWriter
+	released      bool
+	start         time.Time // wall clock at construction, for perf.json
+
+	// ws is the engine's own state of each live worker, by Worker.Slot.
+	ws []workerState
+
+	// observers hear every model event after the engine has (Subscribe),
+	// and ev holds an event of the engine's own calls while they do.
+	observers []model.Observer
+	ev        model.Event
+	evTask    model.Task
+
+	// periodic holds workload.periodic's jobs in file order (a task's
+	// Periodic field indexes it from 1); periodicOrder is the order of
+	// their schedule calls, and nextPeriodic the next call's index in it.
+	sched         model.Scheduler
+	periodic      []*periodicJob
+	periodicOrder []int
+	nextPeriodic  int
+	periodicIDs   uint64 // runs queued so far (task ids from PeriodicTaskIDBase)
+	// cancelOrder lists the jobs with a cancelAt in the order of their
+	// cancels, and nextCancel the next one's index in it.
+	cancelOrder []int
+	nextCancel  int
+
+	// The host (host.go): what a Thread.start() costs its caller, the
+	// caller's clock during the current event (it advances by one start
+	// per thread the event creates), and the CPUs (nil: unlimited).
+	threadStart time.Duration
+	callerClock time.Duration
+	callerEvent int64 // the event callerClock belongs to (it is set lazily, at the event's first thread start)
+	cpu         *cpuSched
+	hostTasks   bool          // threadStart > 0 or cpu != nil: a started task takes the host's path
+	lastStart   time.Duration // when the task of the latest Started event begins
+	// split reports the CPU part of each arrival of a workload with split
+	// service laws (nil: none has), and nextSplit that of e.next.
+	split     workloads.SplitSource
+	nextSplit workloads.Split
+}
+
+// workerState is what the engine keeps per live worker, beside the model.
+type workerState struct {
+	// timer is when the pending keepAlive event for this worker fires (0:
+	// none): a worker has at most one timer in the heap.
+	timer time.Duration
+	// ready is when the thread's Thread.start() completes, before which it
+	// runs nothing (a thread start cost, host.go).
+	ready time.Duration
+	// job is 1 + the index of the task it runs on the host's CPUs (0: none).
+	job int32
+}
+
+// NewEngine prepares a run of sc: the workload, the periodic jobs and the
+// pool, constructed at time 0 (its prestarted threads are reported to the
+// observers of Options.Observer; Subscribe later hears only later events).
+// It returns an input error for a scenario the model refuses.
+func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
+	if sc.Sample <= 0 {
+		return nil, errors.New("sim: sample interval must be > 0")
+	}
+	e := &Engine{sc: sc, opt: opt, threadStart: sc.Host.ThreadStart, hostTasks: sc.Host.ThreadStart > 0 || sc.Host.CPUs > 0,
+		start: time.Now()}
+	for p := range e.due {
+		e.due[p] = never
+	}
+	if opt.Observer != nil {
+		e.observers = append(e.observers, opt.Observer)
+	}
+	if opt.OnTask != nil {
+		e.observers = append(e.observers, taskHook{e, opt.OnTask})
+	}
+	e.rec = newRecorder(sc)
+	if sc.Host.CPUs > 0 {
+		e.cpu = newCPUSched(sc.Host.CPUs)
+	}
+	if opt.Timeline != nil {
+		e.tl = newTimelineWriter(opt.Timeline)
+	}
+	src := opt.Workload
+	if src == nil && sc.WorkloadForm == "periodic" {
+		src = emptySource{} // periodic jobs only
+	}
+	if src == nil {
+		var err error
+		if src, err = workloads.New(sc.Workload, sc.Seed); err != nil {
+			e.rec.release()
+			return nil, scenarioErr(sc, "workload", err)
+		}
+	}
+	e.src = src
+	fail := func(section string, err error) (*Engine, error) {
+		src.Close()
+		e.rec.release()
+		return nil, scenarioErr(sc, section, err)
+	}
+	periodic, err := newPeriodic(sc)
+	if err != nil {
+		return fail("workload", err)
+	}
+	e.periodic = periodic
+	for i := range periodic {
+		e.periodicOrder = append(e.periodicOrder, i)
+	}
+	slices.SortStableFunc(e.periodicOrder, func(a, b int) int { return cmp.Compare(periodic[a].spec.At, periodic[b].spec.At) })
+	for i, j := range periodic {
+		if j.spec.Cancel {
+			e.cancelOrder = append(e.cancelOrder, i)
+		}
+	}
+	slices.SortStableFunc(e.cancelOrder, func(a, b int) int { return cmp.Compare(periodic[a].spec.CancelAt, periodic[b].spec.CancelAt) })
+	if ss, ok := src.(workloads.SplitSource); ok && ss.HasSplits() {
+		e.split = ss
+	}
+	e.lim = newLimiter(sc)
+	cfg := sc.Pool.Config
+	cfg.ThreadLimit = e.lim.MaxThreads
+	pool, err := model.New(0, cfg, (*listener)(e))
+	if err != nil {
+		return fail("pool", err)
+	}
+	e.pool = pool
+	if len(periodic) > 0 {
+		s, ok := pool.(model.Scheduler)
+		if !ok {
+			return fail("workload", fmt.Errorf("periodic jobs need a ScheduledThreadPoolExecutor, not %T", pool))
+		}
+		e.sched = s
+	}
+	e.lim.constructed(cfg, pool.PoolSize())
+	// Runtime events are validated in time order; snapshots are sorted here.
+	e.snapAt = append([]time.Duration(nil), sc.Snapshots...)
+	slices.Sort(e.snapAt)
+	e.pullArrival()
+	e.setDue(phasePeriodic, e.nextPeriodicAt())
+	e.setDue(phaseCancel, e.nextCancelAt())
+	e.setDue(phaseRuntime, e.nextRuntimeAt())
+	e.setDue(phaseSnapshot, e.nextSnapAt())
+	e.setDue(phaseSample, 0)
+	return e, nil
+}
+
+// scenarioErr turns a model or workload error into an input error naming
+// the scenario file.
+func scenarioErr(sc *scenarios.Scenario, section string, err error) error {
+	if inputerr.Is(err) {
+		return err
+	}
+	var ce *model.ConfigError
+	if errors.As(err, &ce) {
+		return inputerr.New(sc.Path, 0, 0, section+"."+ce.Field, ce.Msg, ce.Rule)
+	}
+	var pe *workloads.ParamError
+	if errors.As(err, &pe) {
+		return inputerr.New(sc.Path, 0, 0, section+"."+pe.Field, pe.Msg, pe.Allowed)
+	}
+	return fmt.Errorf("sim: %s: %w", section, err)
+}
+
+// Subscribe adds an observer that hears every model event from now on,
+// after the engine has recorded it. It must not call back into the pool.
+func (e *Engine) Subscribe(o model.Observer) { e.observers = append(e.observers, o) }
+
+// Now is the virtual time of the last event processed.
+func (e *Engine) Now() time.Duration { return e.now }
+
+// Pool is the pool being simulated, for reading its state; changing it
+// other than through the engine breaks the run.
+func (e *Engine) Pool() model.Executor { return e.pool }
+
+// Done reports whether the run is over.
+func (e *Engine) Done() bool { return e.finished }
+
+// Step processes the next event and reports whether there may be more.
+// After the last event, at the end of the scenario's duration or when a
+// limit stopped the run, it accounts the run's end, flushes the timeline
+// and returns false; so does every later call. It returns an error only
+// for a runtime event the model refuses, a broken workload or a failed
+// write.
+func (e *Engine) Step() (bool, error) { return e.step(nil) }
+
+// Run steps to the end of the run, closes the engine and returns what the
+// run found. A cancelled context stops the run early (checked every
+// ctxCheckEvery events), with Result.Complete false.
+func (e *Engine) Run(ctx context.Context) (*Result, error) {
+	defer e.Close()
+	for {
+		more, err := e.step(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	return e.Result(), nil
+}
+
+// Close releases the workload source and the run's statistics buffers.
+// Result must have been taken before. Close is idempotent.
+func (e *Engine) Close() error {
+	if e.released {
+		return nil
+	}
+	e.released = true
+	e.rec.release()
+	return e.src.Close()
+}
+
+// ctxCheckEvery is how many events pass between checks for cancellation.
+const ctxCheckEvery = 1 << 14
+
+// never is a time no event reaches.
+const never = time.Duration(math.MaxInt64)
+
+func (e *Engine) step(ctx context.Context) (bool, error) {
+	if e.finished {
+		return false, nil
+	}
+	ev, ok := e.nextEvent()
+	if !ok {
+		return false, e.finish()
+	}
+	e.events++
+	if ctx != nil && e.events%ctxCheckEvery == 0 && ctx.Err() != nil {
+		e.stop(ev.at, "interrupted")
+		e.interrupted = true
+		return false, e.finish()
+	}
+	e.rec.advance(ev.at)
+	e.now = ev.at
+	switch ev.phase { // the two phases of every task, then the rest
+	case phaseCompletion:
+		if k := e.ws[ev.w.Slot()].job; k != 0 {
+			e.stepJob(ev.at, k-1, false) // a blocking piece or a thread start has passed
+			break
+		}
+		e.taskDone(ev.at, ev.w)
+	case phaseArrival:
+		e.submit()
+	default:
+		if err := e.fire(ev); err != nil {
+			return false, err
+		}
+	}
+	if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
+		e.rearmCPU(e.now)
+	}
+	q := e.pool.QueueLen()
+	e.rec.settle(e.now, q)
+	if e.lim.queueFull(e.now, q, e.sc.Duration) {
+		e.stop(e.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", e.lim.MaxQueued))
+	}
+	if e.opt.CheckInvariants {
+		e.pool.CheckInvariants()
+		e.rec.checkConservation(e.pool)
+	}
+	if e.opt.Observe != nil {
+		e.opt.Observe(e.now, e.pool)
+	}
+	if e.stopped {
+		return false, e.finish()
+	}
+	return true, nil
+}
+
+// fire processes an event of the phases other than completions and
+// arrivals.
+func (e *Engine) fire(ev event) error {
+	switch ev.phase {
+	case phaseCPU:
+		e.fireCPU(ev.at)
+	case phaseKeepAlive:
+		e.fireKeepAlive(ev)
+	case phasePeriodic:
+		e.schedulePeriodic()
+	case phaseCancel:
+		e.cancelPeriodic()
+	case phaseRuntime:
+		return e.runtimeEvent(e.sc.Events[ev.idx])
+	case phaseSnapshot:
+		return e.snapshot()
+	case phaseSample:
+		return e.sample()
+	}
+	return nil
+}
+
+// finish accounts the end of the run: the statistics up to the end (the
+// scenario's duration, or the time the run stopped) and the timeline's
+// last bytes.
+func (e *Engine) finish() error {
+	e.finished = true
+	if err := e.src.Err(); err != nil {
+		return err
+	}
+	end := e.sc.Duration
+	if e.stopped {
+		end = e.now
+	}
+	e.rec.advance(end)
+	e.now = end
+	if e.tl != nil {
+		return e.tl.flush()
+	}
+	return nil
+}
+
+func (e *Engine) stop(at time.Duration, why string) {
+	e.stopped = true
+	e.now = at
+	e.stopReason = why
+}
+
+// pullArrival draws the next arrival and schedules its submission: at its
+// time, or when the submitter is free again if a caller-runs task holds it
+// (backlogged submissions then go in order, back to back).
+func (e *Engine) pullArrival() {
+	e.due[phaseArrival] = never
+	a, ok := e.src.Next()
+	if !ok || a.At > e.sc.Duration {
+		return
+	}
+	e.next = a
+	if e.split != nil {
+		e.nextSplit = e.split.LastSplit()
+	}
+	e.due[phaseArrival] = max(a.At, e.submitterFree)
+}
+
+func (e *Engine) submit() {
+	a := e.next
+	e.nextTaskID++
+	t := model.Task{ID: e.nextTaskID, Arrival: a.At, Submit: e.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
+		CPU: e.nextSplit.CPU, Slices: e.nextSplit.Slices}
+	e.rec.onSubmit(e.now, &t)
+	if len(e.observers) > 0 {
+		e.report(model.Submitted, nil, t)
+	}
+	e.pool.Execute(e.now, t)
+	if e.callerEvent == e.events && e.callerClock > e.now { // the submitter started threads inside execute
+		e.rec.threadStartSubmitter += e.callerClock - e.now
+		if e.callerClock > e.submitterFree {
+			e.submitterFree = e.callerClock
+		}
+	}
+	e.pullArrival()
+}
+
+// fireKeepAlive handles a worker's timer. Each worker has at most one timer
+// in the heap (workerState.timer); a wait that ends early leaves it stale,
+// and a wait that began later than the timer re-arms it at the new
+// deadline.
+func (e *Engine) fireKeepAlive(ev event) {
+	w := ev.w
+	if w.State() == model.Exited {
+		return // its slot may serve another worker now
+	}
+	ws := &e.ws[w.Slot()]
+	if ws.timer != ev.at {
+		return // superseded by an earlier re-arm
+	}
+	ws.timer = 0
+	if w.State() != model.IdleTimed {
+		return
+	}
+	switch d := w.Deadline(); {
+	case d == ev.at:
+		e.pool.TimedWaitExpired(ev.at, w)
+	case d > ev.at:
+		e.armTimer(w, d)
+	}
+}
+
+func (e *Engine) armTimer(w *model.Worker, at time.Duration) {
+	e.ws[w.Slot()].timer = at
+	e.h.push(at, phaseKeepAlive, w)
+}
+
+func (e *Engine) nextRuntimeAt() time.Duration {
+	if e.nextRuntime < len(e.sc.Events) {
+		return e.sc.Events[e.nextRuntime].At
+	}
+	return never
+}
+
+func (e *Engine) nextSnapAt() time.Duration {
+	if e.nextSnap < len(e.snapAt) {
+		return e.snapAt[e.nextSnap]
+	}
+	return never
+}
+
+// runtimeEvent applies a runtime event through the model's one entry point
+// (Apply), which knows the order its calls must come in. The loader has
+// replayed the events on a scratch pool, so a refusal here means a
+// scenario built in code.
+func (e *Engine) runtimeEvent(ev scenarios.Event) error {
+	err := e.pool.Apply(e.now, ev.Change())
+	var ce *model.ConfigError
+	if errors.As(err, &ce) {
+		return inputerr.New(e.sc.Path, ev.Line, 0, "events."+scenarios.EventKey(ce.Field), fmt.Sprintf("at %v: %s", ev.At, ce.Msg), ce.Rule)
+	}
+	return err
+}
+
+func (e *Engine) sample() error {
+	e.samples++
+	if e.opt.OnSample != nil {
+		rec := e.rec
+		e.opt.OnSample(Sample{T: e.now, PoolSize: rec.poolSize, Busy: rec.busy, IdleTimed: rec.idleTimed,
+			IdleUntimed: rec.idleUntimed, Queue: rec.queueLen, Submitted: rec.submitted, Completed: rec.completed, Rejected: rec.rejected,
+			WaitP99: rec.ivWait.quantile(0.99), Largest: e.pool.LargestPoolSize()})
+	}
+	if e.tl == nil {
+		e.rec.resetInterval()
+		return nil
+	}
+	err := e.tl.row(e.now, e.rec, e.pool)
+	e.rec.resetInterval()
+	return err
+}

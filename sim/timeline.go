@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+)
+
+// TimelineHeader is timeline.csv's header. The first nine columns are fixed
+// by CONTRACT.md §2; the rest extend it.
+const TimelineHeader = "t_s,pool_size,busy,idle_timed,idle_untimed,queue_len,submitted,completed,rejected," +
+	"discarded,caller_ran,failed,threads_created,threads_exited,core,max," +
+	"wait_mean_s,wait_p50_s,wait_p99_s,wait_max_s,response_p99_s,run_state,cpu_runnable"
+
+type timelineWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+func newTimelineWriter(w io.Writer) *timelineWriter {
+	t := &timelineWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	t.w.WriteString(TimelineHeader + "\n")
+	return t
+}
+
+// FormatFloat is the one float format of every output: the shortest
+// decimal that reads back to the same float64, so outputs are byte-stable.
+func FormatFloat(x float64) string { return string(appendFloat(nil, x)) }
+
+func appendFloat(b []byte, x float64) []byte {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return b // an empty cell: no value
+	}
+	return strconv.AppendFloat(b, x, 'f', -1, 64)
+}
+
+// appendSeconds formats a duration as seconds, exactly.
+// appendSeconds formats a duration as decimal seconds, exactly: the
+// nanoseconds are printed as digits, never through a float (1360ms is
+// "1.36", not "1.3599999999999999").
+func appendSeconds(b []byte, d time.Duration) []byte {
+	if d < 0 {
+		b = append(b, '-')
+		d = -d
+	}
+	b = strconv.AppendInt(b, int64(d/time.Second), 10)
+	ns := int64(d % time.Second)
+	if ns == 0 {
+		return b
+	}
+	var frac [9]byte
+	for i := 8; i >= 0; i-- {
+		frac[i] = byte('0' + ns%10)
+		ns /= 10
+	}
+	n := 9
+	for frac[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, frac[:n]...)
+}
+
+func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor) error {
+	b := t.buf[:0]
+	b = appendSeconds(b, now)
+	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.busy), int64(rec.idleTimed), int64(rec.idleUntimed),
+		int64(rec.queueLen), rec.submitted, rec.completed, rec.rejected, rec.discarded, rec.callerRan, rec.failed,
+		rec.threadsCreated, rec.threadsExited, int64(p.Config().Core), int64(p.Config().Max)} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, v, 10)
+	}
+	for _, v := range [...]float64{rec.ivWait.mean(), rec.ivWait.quantile(0.5), rec.ivWait.quantile(0.99),
+		maxSeconds(rec.ivWait), rec.ivResponse.quantile(0.99)} {
+		b = append(b, ',')
+		b = appendFloat(b, v)
+	}
+	b = append(b, ',')
+	b = append(b, p.RunState().String()...)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(rec.cpuRunnable), 10)
+	b = append(b, '\n')
+	t.buf = b
+	_, err := t.w.Write(b)
+	return err
+}
+
+func maxSeconds(h *intervalHist) float64 {
+	if h.n == 0 {
+		return math.NaN()
+	}
+	return h.max.Seconds()
+}
+
+func (t *timelineWriter) flush() error { return t.w.Flush() }
