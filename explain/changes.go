@@ -157,11 +157,11 @@ func (e *Explanation) changes(samples []sim.Sample) {
 	case w.from > sc.Warmup:
 		text += fmt.Sprintf(" The steady state above is the part of the run after the change at %v%s (%v to %v), with core %d, max %s, keepAlive %v.",
 			w.from, map[bool]string{true: " and before the shutdown", false: ""}[w.cut],
-			e.Steady.SteadyFrom, e.Steady.SteadyTo, e.Config.Core, sizeText(e.Config.Max), e.Config.KeepAlive)
+			e.Steady.SteadyFrom, e.Steady.SteadyTo, e.Config.Core, model.SizeString(e.Config.Max), e.Config.KeepAlive)
 	default:
 		text += fmt.Sprintf(" The steady state above runs from %v to %v%s, with core %d, max %s, keepAlive %v.",
 			e.Steady.SteadyFrom, e.Steady.SteadyTo, map[bool]string{true: ", before the shutdown", false: ""}[w.cut],
-			e.Config.Core, sizeText(e.Config.Max), e.Config.KeepAlive)
+			e.Config.Core, model.SizeString(e.Config.Max), e.Config.KeepAlive)
 	}
 	if later := e.window.later; len(later) > 0 && e.Steady.Samples > 0 {
 		at := make([]string, len(later))
@@ -230,13 +230,13 @@ func tpeChangeRule(c model.Config, ev scenarios.Event, before sim.Sample, known 
 	if ev.Max != nil {
 		switch n := *ev.Max; {
 		case n != c.Max && c.Flavor == model.Scheduled:
-			out = append(out, fmt.Sprintf("max (%s → %s) has no effect on a ScheduledThreadPoolExecutor, which never grows past core (R88)", sizeText(c.Max), sizeText(n)))
+			out = append(out, fmt.Sprintf("max (%s → %s) has no effect on a ScheduledThreadPoolExecutor, which never grows past core (R88)", model.SizeString(c.Max), model.SizeString(n)))
 		case n > c.Max && c.Queue != model.Synchronous && c.QueueCapacity == model.Unbounded && c.Flavor == model.JDK:
-			out = append(out, fmt.Sprintf("a higher max (%s → %s) adds no thread: execute grows the pool past core only when the queue refuses a task, and an unbounded %s never does (R6, R7, R22)", sizeText(c.Max), sizeText(n), c.Queue.JavaName()))
+			out = append(out, fmt.Sprintf("a higher max (%s → %s) adds no thread: execute grows the pool past core only when the queue refuses a task, and an unbounded %s never does (R6, R7, R22)", model.SizeString(c.Max), model.SizeString(n), c.Queue.JavaName()))
 		case n > c.Max:
-			out = append(out, fmt.Sprintf("a higher max (%s → %s) starts nothing by itself; the pool may now grow to %s when tasks arrive and no worker can take them (R6, R22)", sizeText(c.Max), sizeText(n), sizeText(n)))
+			out = append(out, fmt.Sprintf("a higher max (%s → %s) starts nothing by itself; the pool may now grow to %s when tasks arrive and no worker can take them (R6, R22)", model.SizeString(c.Max), model.SizeString(n), model.SizeString(n)))
 		case n < c.Max:
-			out = append(out, fmt.Sprintf("a lower max (%s → %s): idle workers above it exit at once, busy ones when they finish their task (R22)", sizeText(c.Max), sizeText(n)))
+			out = append(out, fmt.Sprintf("a lower max (%s → %s): idle workers above it exit at once, busy ones when they finish their task (R22)", model.SizeString(c.Max), model.SizeString(n)))
 		}
 	}
 	if ev.Core != nil {
@@ -278,9 +278,9 @@ func jettyChangeRule(c model.Config, ev scenarios.Event) []string {
 	if ev.Max != nil {
 		switch n := *ev.Max; {
 		case n < c.Max:
-			out = append(out, fmt.Sprintf("setMaxThreads (%s → %s) stops no thread: threads above it leave only through the idle shrink, at most one per idleTimeout (R100, R104)", sizeText(c.Max), sizeText(n)))
+			out = append(out, fmt.Sprintf("setMaxThreads (%s → %s) stops no thread: threads above it leave only through the idle shrink, at most one per idleTimeout (R100, R104)", model.SizeString(c.Max), model.SizeString(n)))
 		case n > c.Max:
-			out = append(out, fmt.Sprintf("setMaxThreads (%s → %s) lets the pool grow further whenever no thread is idle (R102)", sizeText(c.Max), sizeText(n)))
+			out = append(out, fmt.Sprintf("setMaxThreads (%s → %s) lets the pool grow further whenever no thread is idle (R102)", model.SizeString(c.Max), model.SizeString(n)))
 		}
 	}
 	if ev.Core != nil {

@@ -214,7 +214,7 @@ func diagnoseText(d *Diagnosis, process string, rate float64) []byte {
 			preset = "tomcat"
 		}
 	}
-	queue := fmt.Sprintf("{type: %s, capacity: %s, fair: %v}", c.Queue, sizeText(c.QueueCapacity), c.Fair)
+	queue := fmt.Sprintf("{type: %s, capacity: %s, fair: %v}", c.Queue, model.SizeString(c.QueueCapacity), c.Fair)
 	if c.Queue == model.Synchronous {
 		queue = fmt.Sprintf("{type: synchronous, fair: %v}", c.Fair)
 	}
@@ -237,7 +237,7 @@ workload:
     - {duration: 10ms, arrivals: {process: burst, count: %d}, service: {dist: constant, value: 5ms}}
     - {arrivals: {process: %s, rate: %.6g}, service: {dist: %s: %v}}
 `, trafficName(process), rate, d.Opt.Since, d.Opt.Peak, 10*time.Millisecond+d.Opt.Since, 10*time.Millisecond+d.Opt.Since/2, sample,
-		preset, c.Core, sizeText(c.Max), c.KeepAlive, c.CoreTimeOut, prestart, queue, c.Rejection, burst, process, rate, dist, d.Opt.Service))
+		preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.CoreTimeOut, prestart, queue, c.Rejection, burst, process, rate, dist, d.Opt.Service))
 }
 
 // finalSize simulates one candidate and returns the pool size at the end.
@@ -435,7 +435,7 @@ func (d *Diagnosis) Text() string {
 		fmt.Fprintf(&b, "; worker numbers up to %d", o.MaxNumber)
 	}
 	b.WriteString(".\n")
-	fmt.Fprintf(&b, "Pool: %s, core %d, max %s, keepAlive %v, %v hand-off.\n", d.Pool.Preset, c.Core, sizeText(c.Max), c.KeepAlive, c.HandOff())
+	fmt.Fprintf(&b, "Pool: %s, core %d, max %s, keepAlive %v, %v hand-off.\n", d.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.HandOff())
 	b.WriteString(wrap(fmt.Sprintf("Assumed: the pool peaked at %d workers (--peak), then saw steady traffic for %v (--since), tasks of about %v (--service). Each candidate rate was simulated from that state; the observation fits a rate when it lies within two standard deviations (over %d seeds) of the simulated pool size, plus half a worker.",
 		d.Opt.Peak, d.Opt.Since, d.Opt.Service, d.Opt.Replications), 100, ""))
 	b.WriteString("\nRequest rates consistent with the observation:\n")

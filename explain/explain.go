@@ -308,13 +308,13 @@ func (e *Explanation) analyse() {
 			s.ThreadsCreated, s.Submitted, s.LargestPoolSize)
 	} else if s.LargestPoolSize > c.Core && c.Flavor == model.Tomcat {
 		e.add("How it grew", "the pool reached %d workers: Tomcat's TaskQueue refuses a task whenever no worker is idle and the pool is below maxThreads (%s), so the executor adds a thread for it before queueing anything (R67).",
-			s.LargestPoolSize, sizeText(c.Max))
+			s.LargestPoolSize, model.SizeString(c.Max))
 	} else if s.LargestPoolSize > c.Core && c.Queue == model.Synchronous {
 		e.add("How it grew", "the pool reached %d workers: a SynchronousQueue accepts a task only if a worker is waiting for it, so every task arriving while none is idle starts a new thread, up to max (%s) (R49, R83).",
-			s.LargestPoolSize, sizeText(c.Max))
+			s.LargestPoolSize, model.SizeString(c.Max))
 	} else if s.LargestPoolSize > c.Core {
 		e.add("How it grew", "the pool reached %d workers: beyond core (%d), the JDK adds a thread only when the queue refuses a task — here when the %s (capacity %s) was full (R6, R7).",
-			s.LargestPoolSize, c.Core, queue, sizeText(c.QueueCapacity))
+			s.LargestPoolSize, c.Core, queue, model.SizeString(c.QueueCapacity))
 	}
 
 	// Never grows past core. Not Tomcat's TaskQueue: it refuses a task
@@ -329,14 +329,14 @@ func (e *Explanation) analyse() {
 			limit = 1
 		}
 		e.add("Why it never grows past core", "the %s is unbounded, so offer() never refuses a task and the pool never adds a thread beyond %d (core %d%s), however long the queue gets (up to %d here): max = %s is never used (R7, P1, P2, P5).",
-			queue, limit, c.Core, map[bool]string{true: "; with core 0 the recheck keeps exactly one", false: ""}[c.Core == 0], queueMax, sizeText(c.Max))
+			queue, limit, c.Core, map[bool]string{true: "; with core 0 the recheck keeps exactly one", false: ""}[c.Core == 0], queueMax, model.SizeString(c.Max))
 	}
 
 	// Rejections: those of a full pool, then those of a shut-down one.
 	if full := s.Rejected - s.RejectedAfterShutdown; full > 0 {
-		why := fmt.Sprintf("all %s workers were busy and the %s was full (capacity %s)", sizeText(c.Max), queue, sizeText(c.QueueCapacity))
+		why := fmt.Sprintf("all %s workers were busy and the %s was full (capacity %s)", model.SizeString(c.Max), queue, model.SizeString(c.QueueCapacity))
 		if c.Queue == model.Synchronous {
-			why = fmt.Sprintf("all %s workers were busy, so the SynchronousQueue found nobody to hand the task to", sizeText(c.Max))
+			why = fmt.Sprintf("all %s workers were busy, so the SynchronousQueue found nobody to hand the task to", model.SizeString(c.Max))
 		}
 		e.add("Why tasks were rejected", "%d of %d tasks (%s) were rejected (%s). A task is rejected only when, at that instant, %s (R6, R32–R35); idle workers at other times do not help. Policy %s: %s.",
 			full, s.Submitted, pct(float64(full)/float64(s.Submitted)), c.Rejection, why, c.Rejection, policyText(c.Rejection, s))
@@ -472,12 +472,7 @@ func rangeText(st Spread) string {
 	return fmt.Sprintf("range %s–%s, sd %s", f0(st.Min), f0(st.Max), f1(st.SD))
 }
 
-func sizeText(n int) string {
-	if n == model.Unbounded {
-		return "unbounded"
-	}
-	return fmt.Sprint(n)
-}
+
 
 // workers is "1 worker" or "n workers" for a formatted count.
 func workers(n string) string {

@@ -61,7 +61,7 @@ func (e *Explanation) familyFindings() bool {
 			c.KeepAlive, c.Core, f1(st.IdleTimed))
 		if s.LargestPoolSize > c.Core {
 			e.add("How it grew", "Jetty starts a thread for a job whenever no thread is idle, up to maxThreads %s (R102): the pool reached %d threads. Beyond maxThreads, jobs queue without limit.",
-				sizeText(c.Max), s.LargestPoolSize)
+				model.SizeString(c.Max), s.LargestPoolSize)
 			e.add("How it shrinks", "a thread leaves only when it finds no job, the pool is above minThreads, and more than idleTimeout has passed since the last thread started or left (lastShrink): at most one thread per %v, pool-wide, whatever the traffic (R104, R105). %d threads left over the run; from %d to minThreads %d takes at least %v. A ThreadPoolExecutor instead lets each idle worker time out on its own (R16, R110).",
 				c.KeepAlive, s.ThreadsExited, s.LargestPoolSize, c.Core, c.KeepAlive*durationOf(s.LargestPoolSize-c.Core))
 		}

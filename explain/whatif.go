@@ -55,7 +55,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 					why += fmt.Sprintf("; but the peak kept up to %s workers busy, so peak requests would queue (see the peak wait p99)", f0(e.Base.PeakBusy))
 				}
 			}
-			add(fmt.Sprintf("max %s → %d", sizeText(c.Max), m), why, fmt.Sprintf("pool.max=%d", m))
+			add(fmt.Sprintf("max %s → %d", model.SizeString(c.Max), m), why, fmt.Sprintf("pool.max=%d", m))
 		}
 		if key := e.rateKey(); key != "" && lambda > 0 {
 			add("half the steady traffic", "fewer background requests (health checks, probes): the plateau scales with the rate (R79)",
@@ -156,7 +156,7 @@ func (e *Explanation) Text() string {
 	b.WriteString("\n")
 	c := sc.Pool.Config
 	fmt.Fprintf(&b, "pool %s: core %d, max %s, keepAlive %v, %s (capacity %s), %v hand-off, rejection %s\n",
-		sc.Pool.Preset, c.Core, sizeText(c.Max), c.KeepAlive, c.Queue.JavaName(), sizeText(c.QueueCapacity), c.HandOff(), c.Rejection)
+		sc.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue.JavaName(), model.SizeString(c.QueueCapacity), c.HandOff(), c.Rejection)
 	for _, f := range e.Findings {
 		b.WriteString("\n")
 		b.WriteString(wrap(f.Title+": "+f.Text, 100, ""))

@@ -1001,17 +1001,24 @@ func (d *decoder) events(n *yaml.Node, path string, sc *Scenario) error {
 	return nil
 }
 
-// checkEvents checks event order and times, and replays the setters on the
-// configuration to catch what the JDK would refuse (R21–R24) before the run.
+// checkEvents checks the events' order and times, then replays them on a
+// scratch pool of the scenario's configuration through the model's one
+// entry point (model.Executor.Apply), so that a call the Java class refuses
+// or does not have (R21–R24, R82, R86, R100, R104) is reported at its line
+// before the run. The rules themselves live in the model only.
 func (d *decoder) checkEvents(root *yaml.Node, sc *Scenario) error {
 	if len(sc.Events) == 0 {
 		return nil
 	}
-	if sc.Pool.Flavor == model.Jetty {
-		return d.checkJettyEvents(root, sc)
-	}
 	items, _ := d.sequence(child(root, "events"), "events", "")
 	cfg := sc.Pool.Config
+	// Whether a call is refused depends on the configuration alone, never
+	// on the threads: the scratch pool may start none.
+	cfg.ThreadLimit = 1
+	scratch, err := model.New(0, cfg, nil)
+	if err != nil {
+		return fmt.Errorf("scenarios: replaying the events: %w", err) // finishPool validated cfg
+	}
 	var prev time.Duration
 	for i, ev := range sc.Events {
 		p := fmt.Sprintf("events[%d]", i)
@@ -1023,60 +1030,21 @@ func (d *decoder) checkEvents(root *yaml.Node, sc *Scenario) error {
 			return d.errAt(at, p+".at", fmt.Sprintf("%v is after the end of the run (%v)", ev.At, sc.Duration), "times within the duration")
 		}
 		prev = ev.At
-		set := child(items[i], "set")
-		bad := func(key, msg, rule string) error {
-			n := child(set, key)
-			if n == nil {
-				n = items[i]
+		err := scratch.Apply(ev.At, ev.Change())
+		var ce *model.ConfigError
+		if errors.As(err, &ce) {
+			key := EventKey(ce.Field)
+			n := items[i]
+			for _, k := range strings.Split(key, ".") {
+				if n = child(n, k); n == nil {
+					n = items[i]
+					break
+				}
 			}
-			return d.errAt(n, p+".set."+key, fmt.Sprintf("at %v: %s", ev.At, msg), rule)
+			return d.errAt(n, p+"."+key, fmt.Sprintf("at %v: %s", ev.At, ce.Msg), ce.Rule)
 		}
-		// Apply in the order the runner does: raise max, set core, lower max.
-		if ev.Max != nil && *ev.Max >= cfg.Max {
-			cfg.Max = *ev.Max
-		}
-		if ev.Core != nil {
-			if *ev.Core < 0 || *ev.Core > cfg.Max {
-				return bad("core", fmt.Sprintf("must be in 0..max (%s), got %d", sizeString(cfg.Max), *ev.Core), "R21: setCorePoolSize throws IllegalArgumentException")
-			}
-			cfg.Core = *ev.Core
-		}
-		if ev.Max != nil && *ev.Max < cfg.Max {
-			if *ev.Max <= 0 || *ev.Max < cfg.Core {
-				return bad("max", fmt.Sprintf("must be >= max(1, core (%d)), got %d", cfg.Core, *ev.Max), "R22: setMaximumPoolSize throws IllegalArgumentException")
-			}
-			cfg.Max = *ev.Max
-		}
-		if ev.CoreTimeOut != nil && !*ev.CoreTimeOut {
-			cfg.CoreTimeOut = false
-		}
-		if ev.KeepAlive != nil {
-			if *ev.KeepAlive < 0 || (*ev.KeepAlive == 0 && cfg.CoreTimeOut) {
-				return bad("keepAlive", fmt.Sprintf("%v is refused (negative, or 0 while core threads time out)", *ev.KeepAlive), "R23: setKeepAliveTime throws IllegalArgumentException")
-			}
-			cfg.KeepAlive = *ev.KeepAlive
-		}
-		if ev.CoreTimeOut != nil && *ev.CoreTimeOut {
-			if cfg.KeepAlive <= 0 {
-				return bad("allowCoreThreadTimeOut", "needs keepAlive > 0", "R24: core threads must have nonzero keep alive times")
-			}
-			cfg.CoreTimeOut = true
-		}
-		if sc.Pool.Preset == "single" && (ev.Core != nil || ev.Max != nil) {
-			return bad("core", "newSingleThreadExecutor() hides the setters", "R82")
-		}
-		if sc.Pool.Flavor == model.ThreadPerTask && (ev.Core != nil || ev.Max != nil || ev.KeepAlive != nil || ev.CoreTimeOut != nil) {
-			key := "core"
-			switch {
-			case ev.Core != nil:
-			case ev.Max != nil:
-				key = "max"
-			case ev.KeepAlive != nil:
-				key = "keepAlive"
-			default:
-				key = "allowCoreThreadTimeOut"
-			}
-			return bad(key, "a thread-per-task executor has no pool settings to change", "R86: ThreadPerTaskExecutor has no setters")
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -39,8 +39,8 @@ func TestPresetsExact(t *testing.T) {
 		{"{preset: fixed, core: 5}", model.Config{Core: 5, Max: 5, Queue: model.Linked, QueueCapacity: model.Unbounded}},
 		// newCachedThreadPool(): TPE(0, MAX, 60s, SynchronousQueue()).
 		{"{preset: cached}", model.Config{Max: model.Unbounded, KeepAlive: time.Minute, Queue: model.Synchronous}},
-		// newSingleThreadExecutor(): TPE(1, 1, 0, LBQ()).
-		{"{preset: single}", model.Config{Core: 1, Max: 1, Queue: model.Linked, QueueCapacity: model.Unbounded}},
+		// newSingleThreadExecutor(): TPE(1, 1, 0, LBQ()) behind a wrapper without setters (R82).
+		{"{preset: single}", model.Config{Core: 1, Max: 1, Queue: model.Linked, QueueCapacity: model.Unbounded, Delegated: true}},
 		// Tomcat connector: minSpareThreads 10, maxThreads 200, 60 s, TaskQueue(MAX).
 		{"{preset: tomcat}", model.Config{Flavor: model.Tomcat, Core: 10, Max: 200, KeepAlive: time.Minute, Queue: model.TaskQueue, QueueCapacity: model.Unbounded, Prestart: true}},
 		// Tomcat <Executor>: minSpareThreads 25.

@@ -143,8 +143,8 @@ func TestFamilyLoadErrors(t *testing.T) {
 		{"jetty sub-millisecond idleTimeout", "pool: {preset: jetty, keepAlive: 1.5ms}\n", "s.yaml:1:34: pool.keepAlive: Jetty's idleTimeout is an int of milliseconds, got 1.5ms"},
 		// Its setters: no shutdown, no core time-out, whole milliseconds.
 		{"jetty shutdown event", "pool: {preset: jetty}\nduration: 1m\n" + jettyWork + "events: [{at: 1s, shutdown: graceful}]\n", "s.yaml:4:29: events[0].shutdown: at 1s: QueuedThreadPool has no shutdown()"},
-		{"jetty core timeout event", "pool: {preset: jetty}\nduration: 1m\n" + jettyWork + "events: [{at: 1s, set: {allowCoreThreadTimeOut: true}}]\n", "s.yaml:4:49: events[0].allowCoreThreadTimeOut: at 1s: QueuedThreadPool has no core time-out"},
-		{"jetty idleTimeout event", "pool: {preset: jetty}\nduration: 1m\n" + jettyWork + "events: [{at: 1s, set: {keepAlive: 0.5ms}}]\n", "s.yaml:4:36: events[0].keepAlive: at 1s: setIdleTimeout takes an int of milliseconds"},
+		{"jetty core timeout event", "pool: {preset: jetty}\nduration: 1m\n" + jettyWork + "events: [{at: 1s, set: {allowCoreThreadTimeOut: true}}]\n", "s.yaml:4:49: events[0].set.allowCoreThreadTimeOut: at 1s: QueuedThreadPool has no core time-out"},
+		{"jetty idleTimeout event", "pool: {preset: jetty}\nduration: 1m\n" + jettyWork + "events: [{at: 1s, set: {keepAlive: 0.5ms}}]\n", "s.yaml:4:36: events[0].set.keepAlive: at 1s: setIdleTimeout takes an int of milliseconds"},
 	}
 	for _, tt := range tests {
 		wantParseError(t, tt.name, "s.yaml", tt.yaml, nil, tt.want)

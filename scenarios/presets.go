@@ -63,7 +63,7 @@ var presets = []Preset{
 		Source:  "spec R82 (Executors.java)",
 		Prefix:  "pool-1-thread-",
 		Config: model.Config{Flavor: model.JDK, Core: 1, Max: 1, KeepAlive: 0, Queue: model.Linked,
-			QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy},
+			QueueCapacity: model.Unbounded, Rejection: model.AbortPolicy, Delegated: true},
 		Fixed: true,
 	},
 	{
@@ -191,7 +191,7 @@ func Describe(c model.Config) string {
 	switch c.Flavor {
 	case model.Jetty:
 		fmt.Fprintf(&b, "QueuedThreadPool minThreads %d, maxThreads %s, idleTimeout %v, queue %s (unbounded); grows whenever no thread is idle, shrinks one thread per idleTimeout",
-			c.Core, sizeString(c.Max), c.KeepAlive, c.Queue.JavaName())
+			c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue.JavaName())
 		return b.String()
 	case model.Scheduled:
 		fmt.Fprintf(&b, "ScheduledThreadPoolExecutor core %d, keepAlive %v, queue %s (unbounded), rejection %s", c.Core, c.KeepAlive, c.Queue.JavaName(), c.Rejection)
@@ -209,9 +209,9 @@ func Describe(c model.Config) string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "core %d, max %s, keepAlive %v, queue %s", c.Core, sizeString(c.Max), c.KeepAlive, c.Queue)
+	fmt.Fprintf(&b, "core %d, max %s, keepAlive %v, queue %s", c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue)
 	if c.Queue != model.Synchronous {
-		fmt.Fprintf(&b, " (capacity %s)", sizeString(c.QueueCapacity))
+		fmt.Fprintf(&b, " (capacity %s)", model.SizeString(c.QueueCapacity))
 	}
 	if c.Fair {
 		b.WriteString(" fair")
@@ -225,11 +225,4 @@ func Describe(c model.Config) string {
 	}
 	fmt.Fprintf(&b, ", hand-off %v", c.HandOff())
 	return b.String()
-}
-
-func sizeString(n int) string {
-	if n == model.Unbounded {
-		return "unbounded"
-	}
-	return fmt.Sprint(n)
 }
