@@ -423,244 +423,278 @@ func observe(p model.Executor) observed {
 }
 
 // Simulate runs the script on the simulator (with its invariant checks on) and returns what
-// happened in the harness's shape. Schedule directives come back as Result.Scheduled (the
-// state of each series just before the end, as the harness notes it) and Result.Runs. Which worker ran which task, and what became of the
-// tasks that never ran, are read from the model itself after every event: a task that left
-// the queue without starting was drained if shutdownNow came at that event, else dropped by
-// DiscardOldestPolicy; a submitted task that never entered the queue nor ran was refused by
-// the rejection handler (rejected under AbortPolicy, which throws; discarded otherwise, R32–R36).
+// happened in the harness's shape. Every task's fate is read from the engine's event stream:
+// which worker started and ended it, or why it never ran (rejected under AbortPolicy,
+// discarded by a policy or dropped after shutdown, drained by shutdownNow), and a task with
+// no fate at the end was still queued, which the harness's final shutdownNow drains.
+// Schedule directives come back as Result.Scheduled (the state of each series just before
+// the end, as the harness notes it) and Result.Runs.
 func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 	sc, err := s.Scenario()
 	if err != nil {
 		return nil, err
 	}
-	src := newScriptSource(s)
-	index := make(map[uint64]int, len(s.Submits)) // simulator task id → index in s.Submits
-	byID := make(map[int]int, len(s.Submits))
-	for i, u := range s.Submits {
-		byID[u.ID] = i
-	}
-	for k, id := range src.ids {
-		index[uint64(k+1)] = byID[id]
-	}
-	nan := math.NaN()
-	res := &Result{Timing: map[string]string{}}
-	res.Tasks = make([]Task, len(s.Submits))
-	for i, u := range s.Submits {
-		res.Tasks[i] = Task{ID: u.ID, Worker: -1, SubmitMs: nan, StartMs: nan, EndMs: nan, Outcome: OutcomeUnsubmitted}
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-	wantSample := map[int64]bool{}
-	for _, t := range s.SampleTimes() {
-		wantSample[t] = true
-	}
-
-	var (
-		sampled     bool // the event just processed was a timeline sample
-		taskEvents  int  // OnTask calls since the last event
-		submitted   int  // simulator tasks submitted so far
-		prev        observed
-		havePrev    bool
-		queued      = map[uint64]bool{}
-		removed     = map[int]Outcome{} // index → drained or discarded, for tasks that left the queue unrun
-		live        = map[int]int{}     // worker id → index in res.Workers
-		transitions []time.Duration
-		drainedAt   = map[time.Duration]int{}
-		simErr      error
-		// Periodic runs: the simulator numbers them from sim.PeriodicTaskIDBase.
-		runs        = map[[2]int32]int{} // (job, run) → index in res.Runs
-		periodicIDs = map[uint64]bool{}  // periodic submissions seen (queued or started)
-		startedP    = map[uint64]bool{}  // periodic runs started
-		queuedP     = map[uint64]bool{}  // periodic runs queued after the last event
-		queuedJobs  = map[int32]bool{}   // jobs with a run queued after the last event
-	)
+	tr := newTrace(s, sc)
 	opts := sim.Options{
-		Workload:        src,
+		Workload:        tr.src,
 		CheckInvariants: true,
-		OnSample: func(x sim.Sample) {
-			sampled = true
-			if x.T%time.Millisecond != 0 || !wantSample[int64(x.T/time.Millisecond)] {
-				return
-			}
-			res.Samples = append(res.Samples, Sample{
-				TMs: int64(x.T / time.Millisecond), PoolSize: x.PoolSize, Busy: x.Busy, IdleTimed: x.IdleTimed,
-				IdleUntimed: x.IdleUntimed, QueueLen: x.Queue, Completed: x.Completed, Rejected: x.Rejected,
-				Largest: x.Largest, BusyCounter: x.Busy, Active: x.Busy, SubmittedCount: -1,
-			})
-		},
-		OnTask: func(e sim.TaskEvent) {
-			taskEvents++
-			if e.Job != 0 {
-				periodicIDs[e.TaskID], startedP[e.TaskID] = true, true
-				k := [2]int32{e.Job, e.Run}
-				if e.End {
-					res.Runs[runs[k]].EndMs = ms(e.T)
-					return
-				}
-				runs[k] = len(res.Runs)
-				res.Runs = append(res.Runs, TaskRun{ID: s.Schedules[e.Job-1].ID, N: int(e.Run), Worker: e.Worker, StartMs: ms(e.T), EndMs: nan,
-					Failed: int(e.Run) == s.Schedules[e.Job-1].FailRun})
-				return
-			}
-			i, ok := index[e.TaskID]
-			if !ok {
-				simErr = fmt.Errorf("conformance: simulate: task event for unknown task %d", e.TaskID)
-				return
-			}
-			tk := &res.Tasks[i]
-			if e.End {
-				tk.EndMs = ms(e.T)
-				return
-			}
-			tk.StartMs, tk.Worker = ms(e.T), e.Worker
-			tk.Outcome = OutcomePool
-			if e.Worker == 0 {
-				tk.Outcome = OutcomeCaller
-			}
-		},
-	}
-	opts.Observe = func(now time.Duration, p model.Executor) {
-		if sampled {
-			// A sample changes nothing; it only needs Tomcat's submittedCount, which the
-			// timeline does not carry.
-			sampled = false
-			if n := len(res.Samples); n > 0 && res.Samples[n-1].TMs == int64(now/time.Millisecond) && now%time.Millisecond == 0 {
-				if tc, ok := p.(*model.TomcatThreadPoolExecutor); ok {
-					res.Samples[n-1].SubmittedCount = tc.SubmittedCount()
-				}
-			}
-			return
-		}
-		changed := taskEvents > 0
-		taskEvents = 0
-		// The runner pulls each arrival from the source just after submitting the previous
-		// one, so after an event src.calls−1 tasks have been submitted.
-		for submitted < src.calls-1 && submitted < len(src.ids) {
-			submitted++
-			res.Tasks[index[uint64(submitted)]].SubmitMs = ms(now)
-			changed = true
-		}
-		cur := observe(p)
-		if !havePrev || cur != prev {
-			changed = true
-		}
-		stopNow := havePrev && prev.state < model.PoolStop && cur.state >= model.PoolStop
-		prev, havePrev = cur, true
-		// Tasks that left the queue without starting.
-		now2 := map[uint64]bool{}
-		nowP := map[uint64]bool{}
-		clear(queuedJobs)
-		p.Queued(func(t *model.Task) {
-			if t.ID > sim.PeriodicTaskIDBase {
-				periodicIDs[t.ID], nowP[t.ID] = true, true
-				queuedJobs[t.Periodic] = true
-				return
-			}
-			now2[t.ID] = true
-		})
-		for id := range queuedP {
-			if !nowP[id] && !startedP[id] && stopNow {
-				drainedAt[now]++ // a scheduled run returned by shutdownNow
-			}
-		}
-		queuedP = nowP
-		for id := range queued {
-			if now2[id] {
-				continue
-			}
-			i := index[id]
-			if !math.IsNaN(res.Tasks[i].StartMs) {
-				continue
-			}
-			if stopNow {
-				removed[i] = OutcomeDrained
-				drainedAt[now]++
-			} else {
-				removed[i] = OutcomeDiscarded
-			}
-		}
-		queued = now2
-		// Workers created and exited.
-		seen := map[int]bool{}
-		p.Workers(func(w *model.Worker) {
-			seen[w.ID] = true
-			if _, ok := live[w.ID]; !ok {
-				live[w.ID] = len(res.Workers)
-				res.Workers = append(res.Workers, Worker{Index: w.ID, CreatedMs: ms(w.Created), ExitedMs: nan,
-					Name: sc.Pool.ThreadNamePrefix + strconv.Itoa(w.ID)})
-			}
-		})
-		for id, i := range live {
-			if !seen[id] {
-				res.Workers[i].ExitedMs = ms(now)
-				delete(live, id)
-			}
-		}
-		if changed {
-			transitions = append(transitions, now)
-		}
+		Observer:        tr,
+		OnSample:        tr.sample,
+		OnTask:          tr.task,
+		Observe:         tr.afterEvent,
 	}
 	out, err := sim.Run(ctx, sc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: simulate: %w", err)
 	}
-	if simErr != nil {
-		return nil, simErr
+	if tr.err != nil {
+		return nil, tr.err
 	}
 	if !out.Complete {
 		return nil, fmt.Errorf("conformance: simulate: the run stopped early: %s", out.StopReason)
 	}
-	rejectedCalls := 0 // schedule calls after shutdown: submitted, rejected, never queued (R90)
-	for _, ps := range out.Summary.Periodic {
-		if ps.Rejected {
-			rejectedCalls++
-		}
+	if tr.submissions != out.Summary.Submitted {
+		return nil, fmt.Errorf("conformance: simulate: the stream reported %d submissions and periodic runs, the simulator counted %d",
+			tr.submissions, out.Summary.Submitted)
 	}
-	if int64(submitted+len(periodicIDs)+rejectedCalls) != out.Summary.Submitted {
-		return nil, fmt.Errorf("conformance: simulate: tracked %d submissions and %d periodic runs, the simulator counted %d",
-			submitted, len(periodicIDs), out.Summary.Submitted)
-	}
+	res := tr.res
 	for i, u := range s.Schedules {
-		res.Scheduled = append(res.Scheduled, scheduledAtEnd(u, out.Summary.Periodic[i], res.RunsOf(u.ID), queuedJobs[int32(i+1)], s.EndMs))
+		res.Scheduled = append(res.Scheduled, scheduledAtEnd(u, out.Summary.Periodic[i], res.RunsOf(u.ID), tr.queuedJobs()[int32(i+1)], s.EndMs))
 	}
 	for i := range res.Runs {
 		if r := &res.Runs[i]; r.EndMs > float64(s.EndMs) {
-			r.EndMs, r.Failed = nan, false // still running at the end
+			r.EndMs, r.Failed = math.NaN(), false // still running at the end
 		}
 	}
-	policy := sc.Pool.Rejection
-	endDrained := 0
-	for k := 1; k <= submitted; k++ {
-		i := index[uint64(k)]
-		tk := &res.Tasks[i]
-		switch {
-		case !math.IsNaN(tk.StartMs):
-			if math.IsNaN(tk.EndMs) || tk.EndMs > float64(s.EndMs) {
-				// Still running at the end, where the harness's shutdownNow interrupts it.
-				tk.EndMs = nan
-				tk.Unfinished = true
+	endDrained := tr.finishTasks()
+	tr.directives(out.Summary, endDrained)
+	slices.Sort(tr.transitions)
+	return &Simulation{Result: res, Summary: out.Summary, Transitions: slices.Compact(tr.transitions)}, nil
+}
+
+// trace turns the engine's event stream into the harness's shape (Simulate).
+type trace struct {
+	s   Script
+	sc  *scenarios.Scenario
+	src *scriptSource
+	res *Result
+	err error
+
+	index       map[uint64]int // simulator task id → index in s.Submits
+	fate        map[uint64]Outcome
+	runs        map[[2]int32]int // (job, run) → index in res.Runs
+	queuedRuns  map[uint64]int32 // periodic runs queued now → their job
+	live        map[int]int      // worker id → index in res.Workers
+	drainedAt   map[time.Duration]int
+	submissions int64 // Submitted, ScheduleCalled and Rescheduled events
+	wantSample  map[int64]bool
+
+	sampled     bool // the event just processed was a timeline sample
+	changed     bool // something observable happened in this event
+	prev        observed
+	havePrev    bool
+	transitions []time.Duration
+}
+
+func newTrace(s Script, sc *scenarios.Scenario) *trace {
+	tr := &trace{s: s, sc: sc, src: newScriptSource(s), res: &Result{Timing: map[string]string{}},
+		index: map[uint64]int{}, fate: map[uint64]Outcome{}, runs: map[[2]int32]int{}, queuedRuns: map[uint64]int32{},
+		live: map[int]int{}, drainedAt: map[time.Duration]int{}, wantSample: map[int64]bool{}}
+	byID := make(map[int]int, len(s.Submits))
+	for i, u := range s.Submits {
+		byID[u.ID] = i
+	}
+	for k, id := range tr.src.ids {
+		tr.index[uint64(k+1)] = byID[id]
+	}
+	nan := math.NaN()
+	tr.res.Tasks = make([]Task, len(s.Submits))
+	for i, u := range s.Submits {
+		tr.res.Tasks[i] = Task{ID: u.ID, Worker: -1, SubmitMs: nan, StartMs: nan, EndMs: nan, Outcome: OutcomeUnsubmitted}
+	}
+	for _, t := range s.SampleTimes() {
+		tr.wantSample[t] = true
+	}
+	return tr
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// periodic reports whether simulator task id is a run of a schedule directive.
+func periodic(id uint64) bool { return id > sim.PeriodicTaskIDBase }
+
+// Observe reads the fates of tasks and threads from the stream.
+func (tr *trace) Observe(ev *model.Event) {
+	switch ev.Kind {
+	case model.Submitted:
+		tr.submissions++
+		tr.changed = true
+		if i, ok := tr.index[ev.Task.ID]; ok {
+			tr.res.Tasks[i].SubmitMs = ms(ev.At)
+		} else {
+			tr.err = fmt.Errorf("conformance: simulate: submission of unknown task %d", ev.Task.ID)
+		}
+	case model.ScheduleCalled, model.Rescheduled:
+		tr.submissions++
+		tr.queuedRuns[ev.Task.ID] = ev.Task.Periodic
+	case model.Started, model.SkippedCancelled:
+		delete(tr.queuedRuns, ev.Task.ID)
+	case model.Lost:
+		tr.lost(ev)
+	case model.WorkerChanged:
+		tr.workerChanged(ev)
+	}
+}
+
+// lost notes why a task will never run: the outcome the harness reports.
+func (tr *trace) lost(ev *model.Event) {
+	id := ev.Task.ID
+	if ev.Outcome == model.Drained {
+		tr.drainedAt[ev.At]++ // a task or a scheduled run returned by shutdownNow
+	}
+	if periodic(id) {
+		delete(tr.queuedRuns, id)
+		return
+	}
+	switch ev.Outcome {
+	case model.Aborted:
+		tr.fate[id] = OutcomeRejected // execute threw RejectedExecutionException (R32, R66)
+	case model.Drained:
+		tr.fate[id] = OutcomeDrained // returned by shutdownNow (R28)
+	case model.Discarded, model.DiscardedOldest, model.DroppedAfterShutdown, model.RetryExhausted:
+		tr.fate[id] = OutcomeDiscarded // accepted but never run (R33–R36)
+	default:
+		tr.err = fmt.Errorf("conformance: simulate: task %d lost as %v, which no harness script provokes", id, ev.Outcome)
+	}
+}
+
+// workerChanged notes the threads created and exited.
+func (tr *trace) workerChanged(ev *model.Event) {
+	w := ev.Worker
+	switch {
+	case ev.From == model.Starting:
+		tr.live[w.ID] = len(tr.res.Workers)
+		tr.res.Workers = append(tr.res.Workers, Worker{Index: w.ID, CreatedMs: ms(w.Created), ExitedMs: math.NaN(),
+			Name: tr.sc.Pool.ThreadNamePrefix + strconv.Itoa(w.ID)})
+	case ev.To == model.Exited:
+		tr.res.Workers[tr.live[w.ID]].ExitedMs = ms(ev.At)
+		delete(tr.live, w.ID)
+	}
+}
+
+// task records a task's start and end, and a periodic run's, at the times the host gives them.
+func (tr *trace) task(e sim.TaskEvent) {
+	tr.changed = true
+	res := tr.res
+	if e.Job != 0 {
+		k := [2]int32{e.Job, e.Run}
+		if e.End {
+			res.Runs[tr.runs[k]].EndMs = ms(e.T)
+			return
+		}
+		u := tr.s.Schedules[e.Job-1]
+		tr.runs[k] = len(res.Runs)
+		res.Runs = append(res.Runs, TaskRun{ID: u.ID, N: int(e.Run), Worker: e.Worker, StartMs: ms(e.T), EndMs: math.NaN(),
+			Failed: int(e.Run) == u.FailRun})
+		return
+	}
+	i, ok := tr.index[e.TaskID]
+	if !ok {
+		tr.err = fmt.Errorf("conformance: simulate: task event for unknown task %d", e.TaskID)
+		return
+	}
+	tk := &res.Tasks[i]
+	if e.End {
+		tk.EndMs = ms(e.T)
+		return
+	}
+	tk.StartMs, tk.Worker, tk.Outcome = ms(e.T), e.Worker, OutcomePool
+	if e.Worker == 0 {
+		tk.Outcome = OutcomeCaller
+	}
+}
+
+// sample keeps the samples at the script's sample times.
+func (tr *trace) sample(x sim.Sample) {
+	tr.sampled = true
+	if x.T%time.Millisecond != 0 || !tr.wantSample[int64(x.T/time.Millisecond)] {
+		return
+	}
+	tr.res.Samples = append(tr.res.Samples, Sample{
+		TMs: int64(x.T / time.Millisecond), PoolSize: x.PoolSize, Busy: x.Busy, IdleTimed: x.IdleTimed,
+		IdleUntimed: x.IdleUntimed, QueueLen: x.Queue, Completed: x.Completed, Rejected: x.Rejected,
+		Largest: x.Largest, BusyCounter: x.Busy, Active: x.Busy, SubmittedCount: -1,
+	})
+}
+
+// afterEvent runs after every event: a sample takes Tomcat's submittedCount, which the
+// timeline does not carry; any other event is a transition if something observable happened
+// (a submission, a task's start or end, a change of the pool's observed state).
+func (tr *trace) afterEvent(now time.Duration, p model.Executor) {
+	if tr.sampled {
+		tr.sampled = false
+		if n := len(tr.res.Samples); n > 0 && tr.res.Samples[n-1].TMs == int64(now/time.Millisecond) && now%time.Millisecond == 0 {
+			if tc, ok := p.(*model.TomcatThreadPoolExecutor); ok {
+				tr.res.Samples[n-1].SubmittedCount = tc.SubmittedCount()
 			}
-		case queued[uint64(k)]:
-			tk.Outcome = OutcomeDrained // the harness's final shutdownNow returns it
-			endDrained++
-		case removed[i] != "":
-			tk.Outcome = removed[i]
-		case policy == model.AbortPolicy:
-			tk.Outcome = OutcomeRejected
-		default:
-			tk.Outcome = OutcomeDiscarded
 		}
-		if tk.Outcome == OutcomeCaller && tk.EndMs > float64(s.EndMs) {
-			tk.EndMs, tk.Unfinished = nan, true
-		}
-		tk.Failed = s.Submits[i].Fail && !tk.Unfinished && !math.IsNaN(tk.StartMs)
+		return
 	}
+	cur := observe(p)
+	if tr.changed || !tr.havePrev || cur != tr.prev {
+		tr.transitions = append(tr.transitions, now)
+	}
+	tr.prev, tr.havePrev, tr.changed = cur, true, false
+}
+
+// queuedJobs returns the jobs with a run still queued at the end.
+func (tr *trace) queuedJobs() map[int32]bool {
+	out := map[int32]bool{}
+	for _, job := range tr.queuedRuns {
+		out[job] = true
+	}
+	return out
+}
+
+// finishTasks settles each submitted task's outcome at the end of the script and returns how
+// many the harness's final shutdownNow drains (queued tasks and scheduled runs).
+func (tr *trace) finishTasks() int {
+	endMs := float64(tr.s.EndMs)
+	endDrained := len(tr.queuedRuns)
+	for k, i := range tr.index {
+		tk := &tr.res.Tasks[i]
+		u := tr.s.Submits[i]
+		switch {
+		case math.IsNaN(tk.SubmitMs):
+			continue // unsubmitted
+		case !math.IsNaN(tk.StartMs):
+			if math.IsNaN(tk.EndMs) || tk.EndMs > endMs {
+				tk.EndMs, tk.Unfinished = math.NaN(), true // still running at the end, where shutdownNow interrupts it
+			}
+		case tr.fate[k] != "":
+			tk.Outcome = tr.fate[k]
+		default:
+			tk.Outcome = OutcomeDrained // still queued: the harness's final shutdownNow returns it
+			endDrained++
+		}
+		if tk.Outcome == OutcomeCaller && tk.EndMs > endMs {
+			tk.EndMs, tk.Unfinished = math.NaN(), true
+		}
+		tk.Failed = u.Fail && !tk.Unfinished && !math.IsNaN(tk.StartMs)
+	}
+	return endDrained
+}
+
+// directives lists the script's cancel, set and shutdown directives and the end as the
+// harness reports them, and counts them as transitions, with the threads' creations.
+func (tr *trace) directives(sum sim.Summary, endDrained int) {
+	s, res := tr.s, tr.res
+	at := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 	for _, c := range s.Cancels {
 		k := slices.IndexFunc(s.Schedules, func(u Schedule) bool { return u.ID == c.ID })
 		res.Events = append(res.Events, Event{AtMs: c.AtMs, ActualMs: float64(c.AtMs), Kind: "cancel",
-			Detail: "cancelled=" + strconv.FormatBool(out.Summary.Periodic[k].Cancelled)})
-		transitions = append(transitions, time.Duration(c.AtMs)*time.Millisecond)
+			Detail: "cancelled=" + strconv.FormatBool(sum.Periodic[k].Cancelled)})
+		tr.transitions = append(tr.transitions, at(c.AtMs))
 	}
 	for _, e := range s.Sets {
 		d := ""
@@ -671,28 +705,21 @@ func Simulate(ctx context.Context, s Script) (*Simulation, error) {
 			d += c.Key + "=" + c.Value
 		}
 		res.Events = append(res.Events, Event{AtMs: e.AtMs, ActualMs: float64(e.AtMs), Kind: "set", Detail: d})
+		tr.transitions = append(tr.transitions, at(e.AtMs))
 	}
 	for _, e := range s.Shutdowns {
 		ev := Event{AtMs: e.AtMs, ActualMs: float64(e.AtMs), Kind: "shutdown"}
 		if e.Now {
 			ev.Kind = "shutdownNow"
-			ev.Detail = "drained=" + strconv.Itoa(drainedAt[time.Duration(e.AtMs)*time.Millisecond])
+			ev.Detail = "drained=" + strconv.Itoa(tr.drainedAt[at(e.AtMs)])
 		}
 		res.Events = append(res.Events, ev)
+		tr.transitions = append(tr.transitions, at(e.AtMs))
 	}
 	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].AtMs < res.Events[j].AtMs })
-	endDrained += len(queuedP) // scheduled runs still queued
 	res.Events = append(res.Events, Event{AtMs: s.EndMs, ActualMs: float64(s.EndMs), Kind: "end", Detail: "drained=" + strconv.Itoa(endDrained)})
-	for _, e := range s.Sets {
-		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)
-	}
 	for _, w := range res.Workers {
 		// Tomcat's prestarted workers start at construction, before any event.
-		transitions = append(transitions, time.Duration(w.CreatedMs*float64(time.Millisecond)))
+		tr.transitions = append(tr.transitions, time.Duration(w.CreatedMs*float64(time.Millisecond)))
 	}
-	for _, e := range s.Shutdowns {
-		transitions = append(transitions, time.Duration(e.AtMs)*time.Millisecond)
-	}
-	slices.Sort(transitions)
-	return &Simulation{Result: res, Summary: out.Summary, Transitions: slices.Compact(transitions)}, nil
 }

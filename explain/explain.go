@@ -472,8 +472,6 @@ func rangeText(st Spread) string {
 	return fmt.Sprintf("range %s–%s, sd %s", f0(st.Min), f0(st.Max), f1(st.SD))
 }
 
-
-
 // workers is "1 worker" or "n workers" for a formatted count.
 func workers(n string) string {
 	if n == "1" {

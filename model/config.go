@@ -279,6 +279,8 @@ func (c Config) Validate() error {
 		return &ConfigError{"core", fmt.Sprintf("must be >= 0, got %d", c.Core), "R2: corePoolSize < 0 throws IllegalArgumentException"}
 	case c.Max <= 0:
 		return &ConfigError{"max", fmt.Sprintf("must be > 0, got %d", c.Max), "R2: maximumPoolSize <= 0 throws IllegalArgumentException"}
+	case c.Max < c.Core && c.Flavor == Jetty:
+		return &ConfigError{"max", fmt.Sprintf("max threads (%d) less than min threads (%d): QueuedThreadPool's constructor throws IllegalArgumentException", c.Max, c.Core), "max >= core (R100)"}
 	case c.Max < c.Core:
 		return &ConfigError{"max", fmt.Sprintf("must be >= core (%d), got %d", c.Core, c.Max), "R2: maximumPoolSize < corePoolSize throws IllegalArgumentException"}
 	case c.KeepAlive < 0:

@@ -1,30 +1,45 @@
-// Package model is a pure state machine of java.util.concurrent.ThreadPoolExecutor,
-// Tomcat's org.apache.tomcat.util.threads.ThreadPoolExecutor,
-// java.util.concurrent.ScheduledThreadPoolExecutor and Jetty 9.4's
-// QueuedThreadPool, chosen by Config.Flavor — and of
-// java.util.concurrent.ThreadPerTaskExecutor (R86), run as the
-// ThreadPoolExecutor it behaves like (Flavor ThreadPerTask).
+// Package model is a pure state machine of Java's thread pools, one type per
+// executor family, each mirroring its Java class method by method and
+// following the numbered rules of shared/spec/threadpool-semantics.md
+// (R1…R110), cited in each doc comment:
 //
-// It mirrors the Java classes method by method — Execute, addWorker, getTask,
-// processWorkerExit, tryTerminate, interruptIdleWorkers, the setters,
-// Shutdown and ShutdownNow — following the numbered rules of
-// shared/spec/threadpool-semantics.md (R1…R110), cited in each doc comment.
-// The ScheduledThreadPoolExecutor (scheduled.go, delayqueue.go) adds
-// Schedule, ScheduleAtFixedRate and ScheduleWithFixedDelay, which return a
-// Future that Cancel cancels (R97, with the removeOnCancelPolicy), the
-// DelayedWorkQueue's leader–follower wait and the shutdown policies
-// (R88–R98); its periodic runs are re-queued by the model, which asks a
-// ScheduleObserver for each run's service time. Jetty's pool (jetty.go)
-// grows whenever no thread is idle and lets at most one thread leave per
-// idleTimeout, pool-wide (R100–R108).
+//   - ThreadPoolExecutor (tpe.go, tpe_set.go): java.util.concurrent's —
+//     Execute, addWorker, getTask, processWorkerExit, tryTerminate,
+//     interruptIdleWorkers, the setters, Shutdown and ShutdownNow (§1).
+//   - TomcatThreadPoolExecutor (tomcat.go) and its TaskQueue (taskqueue.go):
+//     Tomcat's copy of it, which counts submitted tasks and grows before it
+//     queues (§4, R63–R72).
+//   - ThreadPerTaskExecutor (threadpertask.go): a thread per task, no
+//     queue, no reuse, no setters (R86).
+//   - ScheduledThreadPoolExecutor (scheduled.go) and its DelayedWorkQueue
+//     (delayqueue.go): Schedule, ScheduleAtFixedRate,
+//     ScheduleWithFixedDelay, Cancel, the leader–follower wait and the
+//     shutdown policies (§6, R88–R98).
+//   - QueuedThreadPool (jetty.go): Jetty 9.4's pool, with its own method
+//     names (SetMinThreads, SetMaxThreads, SetIdleTimeout), growth when no
+//     thread is idle and one shrink per idleTimeout pool-wide (§7,
+//     R100–R108).
+//
+// All of them are Executors (executor.go), the interface an event loop
+// drives; New builds the family a Config names. They share the machinery of
+// base.go — live workers in creation order, the wait list in hand-off
+// order, the counts by state, the one place a worker's state changes
+// (setState) — and the task stores of queue.go. The subclasses of
+// ThreadPoolExecutor override its methods as their Java classes do: the
+// JDK's code calls the overridable ones through ThreadPoolExecutor.self (see
+// overrides). A new family is a new type beside these, added to New; no
+// other family changes.
 //
 // The model knows no wall clock, no random numbers, no files and no
-// goroutines. Every entry point is given the virtual time; every task arrives
-// with its service time already drawn. The model never schedules anything:
-// it tells its Observer what must happen next ("worker 7 runs task 42",
-// "worker 3 waits in poll(keepAlive) until t") and the event loop (package
-// sim) turns those reports into events and feeds their firings back through
-// TaskDone and KeepAliveExpired.
+// goroutines. Every entry point is given the virtual time; every task
+// arrives with its service time already drawn. The model never schedules
+// anything: it reports every event to its Observer (event.go) — "worker 7
+// runs task 42" (Started), "worker 3 waits in poll(keepAlive) until t"
+// (TimerArmed), a rejection, a lost task, a worker's state change, a run
+// state change, a reconfiguration — and the event loop (package sim) turns
+// those reports into events and feeds their firings back through TaskDone
+// and TimedWaitExpired. Runtime changes reach a pool through one entry
+// point, Apply, which knows the order its calls must come in.
 //
 // Zero wake-up latency. Java threads take microseconds to wake; the model
 // takes none (spec R47). Consequently a parked worker and a non-empty queue

@@ -489,6 +489,8 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 			n = at(pn.fair)
 		case "queue.type":
 			n = at(pn.typ)
+		case "rejection":
+			n = at(child(pn.block, "rejection"))
 		default:
 			n = pn.block
 		}

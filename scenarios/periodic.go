@@ -198,9 +198,10 @@ func (d *decoder) checkPeriodic(root *yaml.Node, sc *Scenario) error {
 	return nil
 }
 
-// finishFamily applies the constructor rules of ScheduledThreadPoolExecutor
-// (R88) and QueuedThreadPool (R100–R102) to the pool block: keys their
-// constructors do not take are errors, not silently ignored.
+// finishFamily refuses, in the pool block, the keys the constructors of
+// ScheduledThreadPoolExecutor (R88) and QueuedThreadPool (R100–R102) do not
+// take: they are errors, not silently ignored. The values they do take are
+// checked by the model (finishPool).
 func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
 	c := &sc.Pool.Config
 	fixed := func(key, msg, allowed string) error {
@@ -236,22 +237,11 @@ func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
 				return err
 			}
 		}
-		if c.Rejection != model.AbortPolicy {
-			return d.errAt(child(pn.block, "rejection"), "pool.rejection", "QueuedThreadPool has no rejection handler: execute throws RejectedExecutionException itself", "abort, or leave it out")
-		}
 		if n := child(pn.block, "prestart"); n != nil && !c.Prestart {
 			return d.errAt(n, "pool.prestart", "QueuedThreadPool.start() always starts minThreads threads (R101)", "true, or leave it out")
 		}
-		if c.Core > c.Max {
-			return d.errAt(pn.max, "pool.max", fmt.Sprintf("max threads (%d) less than min threads (%d): QueuedThreadPool's constructor throws IllegalArgumentException", c.Max, c.Core), "max >= core (R100)")
-		}
-		if c.KeepAlive%time.Millisecond != 0 || c.KeepAlive/time.Millisecond > math.MaxInt32 {
-			at := pn.keepAlive
-			if at == nil {
-				at = pn.block
-			}
-			return d.errAt(at, "pool.keepAlive", fmt.Sprintf("Jetty's idleTimeout is an int of milliseconds, got %v", c.KeepAlive), "whole milliseconds up to 2147483647ms")
-		}
+		// Its rejection, sizes and idleTimeout are the model's to check
+		// (model.Config.Validate, in finishPool).
 	default:
 		for _, key := range []string{"continueExistingPeriodicTasksAfterShutdown", "executeExistingDelayedTasksAfterShutdown"} {
 			if err := fixed(key, "a shutdown policy of ScheduledThreadPoolExecutor only (R98)", "pool: {preset: scheduled}"); err != nil {

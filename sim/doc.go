@@ -1,20 +1,41 @@
-// Package sim is poolsim's event loop: it drives the pool model with a
-// workload on a virtual clock and records what happens.
+// Package sim is poolsim's event loop: an Engine drives a pool model (package
+// model) with a workload (package workloads) on a virtual clock, and records
+// what happens.
+//
+// Use Run for a whole run, or NewEngine to step one: Step processes one
+// event, Now and Pool show where the run stands, Result what it found, and
+// Subscribe (or Options.Observer) hears every model event as it happens —
+// the model's own (a task started, a rejection and its reason, a lost task,
+// a worker created, parked, woken or exited, a run-state change, a setter
+// applied) and those of the engine's calls (Submitted, ScheduleCalled,
+// Finished). The recorder, the timeline, the snapshots and the OnTask hook
+// listen to that one stream; package conformance reads each task's fate
+// from it.
+//
+// Files: engine.go (the Engine, its sources and the loop), heap.go (the
+// phases and the event heap), observe.go (the engine as the model's
+// observer), record.go and hist.go (statistics), timeline.go, snapshot.go
+// and summary.go (outputs), host.go (thread start costs and CPUs),
+// periodic.go (a ScheduledThreadPoolExecutor's jobs), limits.go.
 //
 // Time is an integer (time.Duration since the start of the run). Pending
-// events sit in a binary heap ordered by (time, phase, sequence number):
-// the sequence number makes ties deterministic, and the phase makes the
+// completions and timers sit in a binary heap ordered by (time, phase,
+// sequence number); every other source has at most one pending event, kept
+// beside the heap. The sequence number makes ties deterministic, and the
+// phase — a table (heap.go), not the order of if statements — makes the
 // order of simultaneous events deliberate (spec M3):
 //
-//  1. task completions (and the ends of a task's blocking pieces or of its
-//     thread's start, on a host model),
-//  2. the ends of CPU pieces on a host with a CPU limit,
-//  3. keepAlive expiries (in the order the waits began),
-//  4. arrivals, then the schedule calls of periodic jobs, then the
-//     cancels of their futures (so a cancel at the very time of its
-//     schedule call comes just after it),
-//  5. runtime events (setters, shutdown),
-//  6. snapshots, then timeline samples.
+//  1. completion: task completions (and the ends of a task's blocking
+//     pieces or of its thread's start, on a host model),
+//  2. cpu: the ends of CPU pieces on a host with a CPU limit,
+//  3. keepAlive: timed-wait timers (in the order the waits began),
+//  4. arrival: the workload's next submission,
+//  5. periodic: the schedule calls of periodic jobs,
+//  6. cancel: the cancels of their futures (so a cancel at the very time
+//     of its schedule call comes just after it),
+//  7. runtime: runtime events (setters, shutdown),
+//  8. snapshot: snapshots,
+//  9. sample: timeline samples.
 //
 // So when an arrival and a keepAlive expiry fall on the same nanosecond,
 // the worker times out first (and may exit) and the arrival sees the pool
@@ -23,9 +44,11 @@
 //
 // KeepAlive timers are cancelled lazily: each worker has at most one timer
 // in the heap; when it fires, the model ignores it unless the worker is
-// still in the same poll(keepAlive) (its deadline equals the firing time),
-// and a wait that was extended re-arms the timer at its new deadline. The
-// heap therefore holds O(workers) entries, never O(tasks).
+// still in the same timed wait (its deadline equals the firing time), and a
+// wait that was extended re-arms the timer at its new deadline. The heap
+// therefore holds O(workers) entries, never O(tasks). The engine keeps its
+// own per-worker state (the pending timer, a thread's start, a CPU job) in
+// a slice indexed by model.Worker.Slot.
 //
 // The host (host.go, scenarios.Host) adds what the machine costs: each
 // Thread.start() takes its caller's time, and with a CPU limit the CPU
