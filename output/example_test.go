@@ -12,6 +12,7 @@ import (
 	"github.com/poolsim/poolsim/output"
 	"github.com/poolsim/poolsim/plots"
 	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
 )
 
 // small is a scenario of two minutes: a burst that grows a Tomcat pool,
@@ -36,17 +37,37 @@ func ExampleDirName() {
 	// scenario
 }
 
-func ExampleWriteRun() {
+// smallScenario is small, loaded.
+func smallScenario() *scenarios.Scenario {
 	sc, err := scenarios.Parse([]byte(small), "small.yaml", nil)
 	if err != nil {
-		fmt.Println(err)
-		return
+		panic(err) // small is valid
 	}
+	return sc
+}
+
+// tempDir is a fresh directory for an example's outputs.
+func tempDir() string {
 	dir, err := os.MkdirTemp("", "poolsim-example-")
 	if err != nil {
-		fmt.Println(err)
-		return
+		panic(err)
 	}
+	return dir
+}
+
+// runSmall runs small into a fresh directory as ExampleWriteRun shows.
+func runSmall() (sc *scenarios.Scenario, res *sim.Result, dir string, written []string) {
+	sc, dir = smallScenario(), tempDir()
+	res, written, err := output.WriteRun(context.Background(), dir, sc, output.RunOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return sc, res, dir, written
+}
+
+func ExampleWriteRun() {
+	sc := smallScenario()
+	dir := tempDir()
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, output.DirName(sc.Name))
 	res, written, err := output.WriteRun(context.Background(), out, sc, output.RunOptions{Plots: true})
@@ -63,22 +84,8 @@ func ExampleWriteRun() {
 }
 
 func ExampleCharts() {
-	sc, err := scenarios.Parse([]byte(small), "small.yaml", nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	dir, err := os.MkdirTemp("", "poolsim-example-")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	sc, res, dir, _ := runSmall()
 	defer os.RemoveAll(dir)
-	res, _, err := output.WriteRun(context.Background(), dir, sc, output.RunOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 	tl, err := plots.ReadTimelineFile(filepath.Join(dir, "timeline.csv"))
 	if err != nil {
 		fmt.Println(err)
@@ -99,22 +106,8 @@ func ExampleCharts() {
 }
 
 func ExampleWriteText() {
-	sc, err := scenarios.Parse([]byte(small), "small.yaml", nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	dir, err := os.MkdirTemp("", "poolsim-example-")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	sc, res, dir, written := runSmall()
 	defer os.RemoveAll(dir)
-	res, written, err := output.WriteRun(context.Background(), dir, sc, output.RunOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 	var text bytes.Buffer
 	if err := output.WriteText(&text, sc, res, "OUT", written); err != nil {
 		fmt.Println(err)
