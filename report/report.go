@@ -33,7 +33,7 @@ type Scenario struct {
 	// YAML is the scenario file's exact text.
 	YAML string
 	// Summary is summary.json's key/value pairs in file order (see
-	// SummaryFromJSON).
+	// SummaryFromStruct, or SummaryFromJSON for a file already written).
 	Summary []KV
 	// Explain is the `poolsim explain` text; may be empty.
 	Explain string

@@ -6,8 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsim/poolsim/explain"
-	"github.com/poolsim/poolsim/scenarios"
-	"github.com/poolsim/poolsim/sim"
 )
 
 func explainCommand() *cli.Command {
@@ -41,14 +39,4 @@ lower max, a LIFO hand-off, less traffic, a bounded queue, ...) on the same traf
 			return nil
 		},
 	}
-}
-
-// explainText is the explanation shown in reports. An explanation that
-// fails is left out of the page, with the reason in its place.
-func explainText(c *cli.Context, sc *scenarios.Scenario, _ *sim.Result) string {
-	e, err := explain.Explain(c.Context, sc, explain.Options{})
-	if err != nil {
-		return "(no explanation: " + err.Error() + ")"
-	}
-	return e.Text()
 }

@@ -17,15 +17,32 @@ var (
 	noValueRE     = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
 )
 
-// onFlagError makes each command report a flag mistake as one line in the
-// input-error style, exit 2, instead of urfave/cli's "Incorrect Usage"
-// and the command's whole help on stdout (issue 6).
-func onFlagError(cmds []*cli.Command) {
+// typedErrors gives every error of each command a type exitCode can
+// classify. A flag mistake is reported as one line in the input-error
+// style, a usageError (exit 2), instead of urfave/cli's "Incorrect Usage"
+// and the command's whole help on stdout (issue 6); an error the Action
+// returns is marked as the Action's (actionError), so that what urfave/cli
+// returns unmarked is known to be its own refusal of the command line.
+func typedErrors(cmds []*cli.Command) {
 	for _, cmd := range cmds {
 		if cmd.OnUsageError == nil {
 			cmd.OnUsageError = flagUsageError(cmd)
 		}
-		onFlagError(cmd.Subcommands)
+		cmd.Action = markAction(cmd.Action)
+		typedErrors(cmd.Subcommands)
+	}
+}
+
+// markAction wraps the errors act returns in actionError; nil stays nil.
+func markAction(act cli.ActionFunc) cli.ActionFunc {
+	if act == nil {
+		return nil
+	}
+	return func(c *cli.Context) error {
+		if err := act(c); err != nil {
+			return &actionError{err}
+		}
+		return nil
 	}
 }
 

@@ -41,6 +41,18 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// actionError marks an error that a command's Action returned (see
+// typedErrors). Every other error urfave/cli returns comes from reading the
+// command line before any Action ran, and is a usage error: a flag that Go's
+// flag package refused where no OnUsageError hook of ours sees it (urfave's
+// own help command: poolsim help --bogus), a required flag missing (merge
+// without --out; urfave/cli v2.27 keeps that error's type unexported), an
+// unknown help topic.
+type actionError struct{ err error }
+
+func (e *actionError) Error() string { return e.err.Error() }
+func (e *actionError) Unwrap() error { return e.err }
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runMain(ctx, os.Args, os.Stdout, os.Stderr)
@@ -66,6 +78,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (code
 	return exitCode(err, stderr)
 }
 
+// exitCode prints err and chooses the exit code (CONTRACT.md §3) from the
+// error's type, never from its text.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
@@ -73,6 +87,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *expectationError
 	var ue *usageError
 	var ie *interruptedError
+	var ae *actionError
 	switch {
 	case errors.As(err, &ie):
 		fmt.Fprintf(stderr, "poolsim: %v\n", err)
@@ -86,15 +101,13 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "poolsim: interrupted\n")
 		return exitInterrupt
-	}
-	// urfave/cli reports flag and command mistakes as plain errors.
-	msg := err.Error()
-	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "No help topic") ||
-		strings.Contains(msg, "invalid value") || strings.Contains(msg, "Required flag") || strings.Contains(msg, "flag needs an argument") {
-		fmt.Fprintf(stderr, "poolsim: %s\n", oneLine(msg))
+	case !errors.As(err, &ae):
+		// Not from an Action, nor from our OnUsageError hooks: urfave/cli
+		// read the command line and refused it (see actionError).
+		fmt.Fprintf(stderr, "poolsim: %s\n", oneLine(err.Error()))
 		return exitBadInput
 	}
-	fmt.Fprintf(stderr, "poolsim: %s\n", oneLine(msg))
+	fmt.Fprintf(stderr, "poolsim: %s\n", oneLine(err.Error()))
 	return exitExpect
 }
 
@@ -132,12 +145,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			sweepCommand(), mergeCommand(),
 		},
 	}
-	onFlagError(app.Commands)
-	app.Action = func(c *cli.Context) error {
+	app.Action = markAction(func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return &usageError{fmt.Sprintf("unknown command %q (see 'poolsim help')", c.Args().First())}
 		}
 		return cli.ShowAppHelp(c)
-	}
+	})
+	typedErrors(app.Commands)
 	return app
 }

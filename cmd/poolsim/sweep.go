@@ -18,6 +18,7 @@ import (
 
 	"github.com/poolsim/poolsim/internal/atomicfile"
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/output"
 	"github.com/poolsim/poolsim/sweep"
 )
 
@@ -171,7 +172,7 @@ func sweepAction(c *cli.Context) error {
 	}
 	out := c.String("out")
 	if out == "" {
-		out = filepath.Join("out", sanitize(def.Scenario)+"-sweep")
+		out = filepath.Join("out", output.DirName(def.Scenario)+"-sweep")
 	}
 	mode := c.String("progress")
 	if mode == "auto" {

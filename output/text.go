@@ -1,0 +1,153 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+)
+
+// WriteText writes the short human summary of a run of sc that wrote the
+// files named written into dir (as WriteRun returns them): what was
+// simulated and how fast, the pool, the tasks' fates, the threads, the
+// steady state, waits and responses, periodic jobs, runtime events, the
+// run's findings, and what was written. Everything but the wall time on the
+// first line is the same for the same scenario and seed.
+func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string, written []string) error {
+	ew := &errWriter{w: w}
+	w = ew
+	s := res.Summary
+	span := fmt.Sprint(sc.Duration)
+	if !res.Complete {
+		span = fmt.Sprintf("%v of %v", Simulated(res), sc.Duration)
+	}
+	fmt.Fprintf(w, "%s: %s simulated (seed %d) in %.3fs, %d events\n", sc.Name, span, s.Seed, res.Perf.WallS, s.Events)
+	fmt.Fprintf(w, "  pool      %s: %s\n", sc.Pool.Preset, scenarios.Describe(sc.Pool.Config))
+	fmt.Fprintf(w, "  tasks     %d submitted: %d completed, %d rejected", s.Submitted, s.Completed, s.Rejected)
+	if s.RejectedAfterShutdown > 0 {
+		fmt.Fprintf(w, " (%d after shutdown)", s.RejectedAfterShutdown)
+	}
+	if s.CallerRan > 0 {
+		fmt.Fprintf(w, " (%d ran on the caller)", s.CallerRan)
+	}
+	if s.Discarded > 0 {
+		fmt.Fprintf(w, ", %d lost", s.Discarded)
+	}
+	fmt.Fprintf(w, "; %d queued and %d running at the end\n", s.QueuedEnd, s.RunningEnd)
+	fmt.Fprintf(w, "  threads   largest %d; at the end %d (%d busy, %d TIMED_WAITING, %d WAITING); %d created, %d exited\n",
+		s.LargestPoolSize, s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.ThreadsCreated, s.ThreadsExited)
+	if sc.Host.ThreadStart > 0 {
+		fmt.Fprintf(w, "  costs     Thread.start() %v each: %s in all, %s of it on the submitter; peak reserved stack %s (%d × %s); the last task ended at %s\n",
+			sc.Host.ThreadStart, secs(s.ThreadStart), secs(s.ThreadStartSubmitter), mib(s.PeakReservedStack), s.LargestPoolSize, mib(sc.Host.StackSize), secs(s.LastTaskEnd))
+	}
+	from := "whole run"
+	if sc.Warmup > 0 {
+		from = fmt.Sprintf("after warmup %v", sc.Warmup)
+	}
+	fmt.Fprintf(w, "  steady    (%s) pool size mean %s (max %d), busy %s, idle timed %s, idle untimed %s, queue %s (max %d)\n",
+		from, num(s.PoolSizeMean), s.PoolSizeMax, num(s.BusyMean), num(s.IdleTimedMean), num(s.IdleUntimedMean), num(s.QueueLenMean), s.QueueLenMax)
+	if s.CPUs > 0 {
+		fmt.Fprintf(w, "  cpus      %d: busy %s (%s%%), runnable threads mean %s (max %d), CPU delay per task mean %s; throughput %s/s\n",
+			s.CPUs, num(s.CPUBusyMean), num(s.CPUUtilization*100), num(s.CPURunnableMean), s.CPURunnableMax, secs(s.CPUDelayMean), num(s.Throughput))
+	}
+	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
+	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
+	for _, p := range s.Periodic {
+		writePeriodic(w, p)
+	}
+	if s.CancelledByShutdown > 0 {
+		fmt.Fprintf(w, "  shutdown  cancelled %d queued scheduled tasks (R98)\n", s.CancelledByShutdown)
+	}
+	if s.SkippedCancelled+s.RemovedAfterCancel > 0 {
+		fmt.Fprintf(w, "  cancel    %d cancelled tasks skipped when due (counted as completed), %d removed from the queue unrun (R97)\n", s.SkippedCancelled, s.RemovedAfterCancel)
+	}
+	for _, e := range res.Applied {
+		fmt.Fprintf(w, "  event     at %v: %s\n", e.At, e.What)
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "  finding   %s\n", f)
+	}
+	fmt.Fprintf(w, "  wrote     %s/{%s}\n", dir, strings.Join(written, ","))
+	return ew.err
+}
+
+// writePeriodic writes the summary line of one periodic job.
+func writePeriodic(w io.Writer, p sim.PeriodicSummary) {
+	fmt.Fprintf(w, "  periodic  %s (%s", p.Name, p.Mode)
+	if p.Every > 0 {
+		fmt.Fprintf(w, " every %s", secs(sim.Stat(p.Every)))
+	}
+	fmt.Fprintf(w, "): %d run%s, %d late", p.Runs, map[bool]string{true: "", false: "s"}[p.Runs == 1], p.LateRuns)
+	if p.LateRuns > 0 {
+		fmt.Fprintf(w, " (max %s late)", secs(sim.Stat(p.MaxLateness)))
+	}
+	switch {
+	case p.StoppedByException:
+		fmt.Fprintf(w, "; STOPPED by an exception in run %d at %s", p.LastRun, secs(p.StoppedAt))
+	case p.CancelledByShutdown:
+		fmt.Fprintf(w, "; ended by shutdown at %s", secs(p.StoppedAt))
+	case p.Cancelled:
+		fmt.Fprintf(w, "; CANCELLED at %s", secs(p.CancelledAt))
+		switch {
+		case p.CancelledRunning:
+			fmt.Fprintf(w, " during run %d, which finished; no run followed", p.CancelledRun)
+		case p.SkippedRuns > 0:
+			fmt.Fprintf(w, ": its queued run %d stayed queued until due, then was skipped at %s", p.CancelledRun, secs(p.SkippedAt))
+		case p.RemovedAfterCancel:
+			fmt.Fprintf(w, ": its queued run %d was removed at %s", p.CancelledRun, secs(p.RemovedAt))
+		case p.Drained:
+			fmt.Fprintf(w, ": its queued run %d was drained by shutdownNow", p.CancelledRun)
+		default:
+			fmt.Fprintf(w, ": its queued run %d was still queued at the end", p.CancelledRun)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// errWriter remembers the first write error and writes nothing after it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// mib formats a byte count in MiB.
+func mib(b int64) string { return fmt.Sprintf("%.4g MiB", float64(b)/(1<<20)) }
+
+// num formats a statistic with three significant digits; "n/a" when it is
+// undefined.
+func num(s sim.Stat) string {
+	x := float64(s)
+	if x != x {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// secs formats a time in seconds with three significant digits in µs, ms
+// or s; "n/a" when it is undefined.
+func secs(s sim.Stat) string {
+	x := float64(s)
+	if x != x {
+		return "n/a"
+	}
+	switch {
+	case x == 0:
+		return "0"
+	case x < 1e-3:
+		return fmt.Sprintf("%.3gµs", x*1e6)
+	case x < 1:
+		return fmt.Sprintf("%.3gms", x*1e3)
+	}
+	return fmt.Sprintf("%.3gs", x)
+}
