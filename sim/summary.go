@@ -199,32 +199,68 @@ func (e *Engine) Result() *Result {
 }
 
 func (e *Engine) result() *Result {
+	rec := e.rec
+	s := e.summary()
+	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied,
+		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
+		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
+	e.lim.summarize(&res.Summary, e.interrupted, e.stopReason)
+	res.Findings = append(res.Findings, e.lim.findings(e.sc, rec.lost[model.ThreadStartFailed])...)
+	res.Findings = append(res.Findings, periodicFindings(s.Periodic)...)
+	if e.stopped {
+		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", e.now, e.stopReason))
+	}
+	return res
+}
+
+// steady turns the recorder's running sums into statistics of the steady
+// state, from the warmup to now; each is NaN (JSON null) when undefined.
+type steady struct{ span float64 } // nanoseconds, as the areas
+
+func (st steady) mean(area float64) Stat {
+	if st.span <= 0 {
+		return Stat(math.NaN())
+	}
+	return Stat(area / st.span)
+}
+
+// rate is a count per second of the steady state.
+func (st steady) rate(n int64) Stat {
+	if st.span <= 0 {
+		return Stat(math.NaN())
+	}
+	return Stat(float64(n) / (st.span / 1e9))
+}
+
+// avg is a mean of n durations summed in nanoseconds, in seconds.
+func avg(sumNanos float64, n int64) Stat {
+	if n == 0 {
+		return Stat(math.NaN())
+	}
+	return Stat(sumNanos / float64(n) / 1e9)
+}
+
+// maxOf is the largest of n durations, in seconds.
+func maxOf(d time.Duration, n int64) Stat {
+	if n == 0 {
+		return Stat(math.NaN())
+	}
+	return Stat(d.Seconds())
+}
+
+// at is when something happened, in seconds, if it did.
+func at(ok bool, d time.Duration) Stat {
+	if !ok {
+		return Stat(math.NaN())
+	}
+	return Stat(d.Seconds())
+}
+
+// summary is summary.json's figures: the counts, the pool's state at the
+// end, the steady state's statistics, then the load and the host's.
+func (e *Engine) summary() Summary {
 	rec, p := e.rec, e.pool
-	span := float64(e.now - e.sc.Warmup) // nanoseconds, as the areas
-	mean := func(area float64) Stat {
-		if span <= 0 {
-			return Stat(math.NaN())
-		}
-		return Stat(area / span)
-	}
-	avg := func(sumNanos float64, n int64) Stat {
-		if n == 0 {
-			return Stat(math.NaN())
-		}
-		return Stat(sumNanos / float64(n) / 1e9)
-	}
-	maxOf := func(d time.Duration, n int64) Stat {
-		if n == 0 {
-			return Stat(math.NaN())
-		}
-		return Stat(d.Seconds())
-	}
-	at := func(ok bool, d time.Duration) Stat {
-		if !ok {
-			return Stat(math.NaN())
-		}
-		return Stat(d.Seconds())
-	}
+	st := steady{float64(e.now - e.sc.Warmup)}
 	s := Summary{
 		Name:                  e.sc.Name,
 		Seed:                  e.sc.Seed,
@@ -239,12 +275,12 @@ func (e *Engine) result() *Result {
 		Failed:                rec.failed,
 		LargestPoolSize:       p.LargestPoolSize(),
 		FinalPoolSize:         p.PoolSize(),
-		PoolSizeMean:          mean(rec.areaPool),
+		PoolSizeMean:          st.mean(rec.areaPool),
 		PoolSizeMax:           rec.poolSizeMax,
-		BusyMean:              mean(rec.areaBusy),
-		IdleTimedMean:         mean(rec.areaTimed),
-		IdleUntimedMean:       mean(rec.areaUntimed),
-		QueueLenMean:          mean(rec.areaQueue),
+		BusyMean:              st.mean(rec.areaBusy),
+		IdleTimedMean:         st.mean(rec.areaTimed),
+		IdleUntimedMean:       st.mean(rec.areaUntimed),
+		QueueLenMean:          st.mean(rec.areaQueue),
 		QueueLenMax:           rec.queueLenMax,
 		FinalIdleTimed:        p.Count(model.IdleTimed),
 		FinalIdleUntime:       p.Count(model.IdleUntimed),
@@ -286,49 +322,40 @@ func (e *Engine) result() *Result {
 		Warmup:   e.sc.Warmup.Seconds(),
 		Complete: e.finished && !e.stopped,
 	}
-	s.ArrivalRate = Stat(math.NaN())
-	if span > 0 {
-		s.ArrivalRate = Stat(float64(rec.nSubmitSteady) / (span / 1e9))
-	}
+	e.summarizeLoad(&s, st)
+	return s
+}
+
+// summarizeLoad fills the load, idle-gap, periodic, thread-cost and CPU
+// figures, and the utilization.
+func (e *Engine) summarizeLoad(s *Summary, st steady) {
+	rec, p := e.rec, e.pool
+	s.ArrivalRate = st.rate(rec.nSubmitSteady)
 	s.ServiceMean = avg(rec.serviceSum, rec.nWait)
 	s.IdleGapMean = avg(rec.gapSum, rec.nGap)
 	s.IdleGapMax = maxOf(rec.gapMax, rec.nGap)
 	s.IdleGaps = rec.nGap
 	s.IdleExits = rec.nIdleExit
-	s.Periodic = e.periodicSummaries(&s)
+	s.Periodic = e.periodicSummaries(s)
 	s.ThreadStart = Stat(rec.threadStartTotal.Seconds())
 	s.ThreadStartSubmitter = Stat(rec.threadStartSubmitter.Seconds())
 	s.PeakReservedStack = int64(p.LargestPoolSize()) * e.sc.Host.StackSize
-	s.Throughput = Stat(math.NaN())
-	if span > 0 {
-		s.Throughput = Stat(float64(rec.nResponse) / (span / 1e9))
-	}
+	s.Throughput = st.rate(rec.nResponse)
 	s.LastTaskEnd = at(rec.completed+rec.callerRan > 0, max(rec.lastEnd, rec.callerLastEnd))
 	s.CPUs = rec.cpus
 	s.CPUBusyMean, s.CPUUtilization, s.CPURunnableMean, s.CPUDelayMean = Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN()), Stat(math.NaN())
 	if rec.cpus > 0 {
 		e.cpuAccount(e.now) // the integrals up to the end of the run
-		s.CPUBusyMean = mean(rec.areaCPUBusy)
+		s.CPUBusyMean = st.mean(rec.areaCPUBusy)
 		s.CPUUtilization = Stat(float64(s.CPUBusyMean) / float64(rec.cpus))
-		s.CPURunnableMean = mean(rec.areaRunnable)
+		s.CPURunnableMean = st.mean(rec.areaRunnable)
 		s.CPURunnableMax = rec.cpuRunnableMax
 		s.CPUDelayMean = avg(rec.cpuDelaySum, rec.nCPUDelay)
 	}
+	s.Utilization = Stat(math.NaN())
 	if pm := float64(s.PoolSizeMean); pm > 0 {
 		s.Utilization = Stat(float64(s.BusyMean) / pm)
-	} else {
-		s.Utilization = Stat(math.NaN())
 	}
-	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied,
-		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
-		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
-	e.lim.summarize(&res.Summary, e.interrupted, e.stopReason)
-	res.Findings = append(res.Findings, e.lim.findings(e.sc, rec.lost[model.ThreadStartFailed])...)
-	res.Findings = append(res.Findings, periodicFindings(s.Periodic)...)
-	if e.stopped {
-		res.Findings = append(res.Findings, fmt.Sprintf("the run stopped early at t=%v: %s", e.now, e.stopReason))
-	}
-	return res
 }
 
 // WriteJSON writes v as indented JSON with a trailing newline.
