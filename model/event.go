@@ -83,16 +83,16 @@ func (k EventKind) String() string {
 // pointers point to are valid only during the Observe call that carries
 // it: copy what you keep.
 type Event struct {
-	Kind     EventKind
 	At       time.Duration
 	Worker   *Worker
 	Task     *Task
+	Change   *Change // Reconfigured
+	Kind     EventKind
 	From, To State       // WorkerChanged
 	Outcome  Outcome     // Lost
 	RunFrom  RunState    // RunStateChanged
 	RunTo    RunState    // RunStateChanged
 	End      PeriodicEnd // PeriodicEnded
-	Change   *Change     // Reconfigured
 }
 
 // Observer receives every Event the model reports, synchronously, inside

@@ -94,7 +94,9 @@ func (p *ThreadPoolExecutor) construct() {
 
 // Execute is execute(task) (R3–R6).
 func (p *ThreadPoolExecutor) Execute(now time.Duration, t Task) {
-	p.execute(p.submitted(now, t))
+	if t := p.submitted(now, t); p.executeInternal(t) {
+		p.aborted(t)
+	}
 }
 
 // submitted holds t, submitted at now, while execute runs.
