@@ -98,6 +98,12 @@ func TestLoadErrors(t *testing.T) {
 		{"event after end", minimal + "events:\n  - {at: 2m, shutdown: graceful}\n", "s.yaml:5:10: events[0].at: 2m0s is after the end of the run (1m0s)", nil},
 		{"event core above max", minimal + "events:\n  - {at: 10s, set: {core: 9}}\n", "s.yaml:5:27: events[0].set.core: at 10s: must be in 0..max (4), got 9", nil},
 		{"event does nothing", minimal + "events:\n  - {at: 10s}\n", "s.yaml:5:5: events[0]: does nothing", nil},
+		// newSingleThreadExecutor()'s wrapper hides every setter, keepAlive's too (R82).
+		{"single setter", strings.Replace(minimal, "{preset: fixed, core: 4}", "{preset: single}", 1) + "events:\n  - {at: 10s, set: {keepAlive: 5s}}\n",
+			"s.yaml:5:32: events[0].set.keepAlive: at 10s: newSingleThreadExecutor() hides the setters (R82)", nil},
+		// Several setters in one event are applied in an order the JDK accepts (R21, R22).
+		{"lower max below a raised core", minimal + "events:\n  - {at: 10s, set: {core: 8, max: 6}}\n",
+			"s.yaml:5:27: events[0].set.core: at 10s: must be in 0..max (6), got 8", nil},
 		{"snapshot after end", minimal + "snapshots: [5m]\n", "s.yaml:4:13: snapshots[0]: 5m0s is after the end of the run (1m0s)", nil},
 		{"duplicate key", "pool: {preset: fixed, core: 1, core: 2}\n", "s.yaml:1:32: pool.core: key given twice (first at line 1)", nil},
 		{"yaml syntax", "pool: {preset: fixed\n", "s.yaml:1: invalid YAML: did not find expected ',' or '}'", nil},
