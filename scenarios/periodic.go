@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -98,7 +100,7 @@ func (d *decoder) periodic(n *yaml.Node, path, dir string, sc *Scenario) error {
 			}},
 			{"every", func(n *yaml.Node, p string) (err error) {
 				everyNode = n
-				job.Every, err = d.positiveDuration(n, p, "R94/R95: scheduleAtFixedRate and scheduleWithFixedDelay throw IllegalArgumentException for a period or delay <= 0")
+				job.Every, err = d.duration(n, p) // the model refuses a period <= 0 (checkPeriodic)
 				return
 			}},
 			{"initialDelay", func(n *yaml.Node, p string) (err error) {
@@ -176,6 +178,9 @@ func (d *decoder) checkPeriodic(root *yaml.Node, sc *Scenario) error {
 		return d.errAt(child(root, "workload"), "workload.periodic",
 			fmt.Sprintf("a %s pool has no schedule methods", sc.Pool.Preset), "pool: {preset: scheduled} — a ScheduledThreadPoolExecutor")
 	}
+	if err := d.replaySchedules(items, sc); err != nil {
+		return err
+	}
 	for i, job := range sc.Periodic {
 		if job.At > sc.Duration {
 			at := items[i]
@@ -193,6 +198,50 @@ func (d *decoder) checkPeriodic(root *yaml.Node, sc *Scenario) error {
 			return d.errAt(at, p, fmt.Sprintf("%v is after the end of the run (%v)", job.CancelAt, sc.Duration), "a time within the duration")
 		case job.CancelAt < job.At:
 			return d.errAt(at, p, fmt.Sprintf("%v is before the schedule call at %v, which returns the future to cancel", job.CancelAt, job.At), "a time at or after at, within the duration")
+		}
+	}
+	return nil
+}
+
+// replaySchedules makes the jobs' schedule calls on a scratch pool of the
+// scenario's configuration, in the order the run makes them, so that a call
+// the ScheduledThreadPoolExecutor refuses — a period or delay <= 0 (R94,
+// R95) — is reported at its line; the rule lives in the model only.
+func (d *decoder) replaySchedules(items []*yaml.Node, sc *Scenario) error {
+	cfg := sc.Pool.Config
+	cfg.ThreadLimit = 1 // whether a call is refused never depends on the threads
+	pool, err := model.New(0, cfg, nil)
+	if err != nil {
+		return fmt.Errorf("scenarios: replaying the schedule calls: %w", err) // finishPool validated cfg
+	}
+	scratch := pool.(model.Scheduler)
+	order := make([]int, len(sc.Periodic))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sc.Periodic[order[a]].At < sc.Periodic[order[b]].At })
+	for _, i := range order {
+		job := sc.Periodic[i]
+		t := model.Task{ID: uint64(i + 1), Periodic: int32(i + 1), Run: 1}
+		var err error
+		switch job.Mode {
+		case FixedRate:
+			_, err = scratch.ScheduleAtFixedRate(job.At, t, job.InitialDelay, job.Every)
+		case FixedDelay:
+			_, err = scratch.ScheduleWithFixedDelay(job.At, t, job.InitialDelay, job.Every)
+		default:
+			_, err = scratch.Schedule(job.At, t, job.InitialDelay)
+		}
+		var ce *model.ConfigError
+		if errors.As(err, &ce) {
+			n := child(items[i], ce.Field)
+			if n == nil {
+				n = items[i]
+			}
+			return d.errAt(n, fmt.Sprintf("workload.periodic[%d].%s", i, ce.Field), ce.Msg, ce.Rule)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
