@@ -2,7 +2,9 @@ package importconf
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -264,3 +266,30 @@ func clip(s string) string {
 
 // quote is strconv.Quote of clip(s).
 func quote(s string) string { return strconv.Quote(clip(s)) }
+
+// javaHostAddress is what InetAddress.getByName(s).getHostAddress() prints
+// for an IP literal: IPv4 dotted, IPv4-mapped IPv6 as IPv4, other IPv6 as
+// eight lower-case hex groups without zero compression (plus %scope). A
+// host name would be resolved by Tomcat; it is kept as written, with a note.
+func javaHostAddress(s string) (string, string) {
+	host, zone := s, ""
+	if i := strings.IndexByte(s, '%'); i >= 0 {
+		host, zone = s[:i], s[i:]
+	}
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	ip := net.ParseIP(h)
+	if ip == nil {
+		return s, fmt.Sprintf("address %q is a host name: Tomcat resolves it and puts the IP address in the connector and thread names", s)
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String(), ""
+	}
+	var b strings.Builder
+	for i := 0; i < 16; i += 2 {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.FormatUint(uint64(ip[i])<<8|uint64(ip[i+1]), 16))
+	}
+	return b.String() + zone, ""
+}

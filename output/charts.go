@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/plots"
 	"github.com/poolsim/poolsim/scenarios"
 	"github.com/poolsim/poolsim/sim"
@@ -79,11 +80,7 @@ func chartsFromCSV(sc *scenarios.Scenario, res *sim.Result, csv []byte) ([]Chart
 // chartTitle names the scenario and its key parameters.
 func chartTitle(sc *scenarios.Scenario) string {
 	c := sc.Pool.Config
-	max := fmt.Sprint(c.Max)
-	if c.Max == plots.Unbounded {
-		max = "unbounded"
-	}
-	return fmt.Sprintf("%s · %s: core %d, max %s, keepAlive %v, %s queue", sc.Name, sc.Pool.Preset, c.Core, max, c.KeepAlive, c.Queue)
+	return fmt.Sprintf("%s · %s: core %d, max %s, keepAlive %v, %s queue", sc.Name, sc.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue)
 }
 
 // runEvents are the run's runtime events as the charts mark them.

@@ -51,6 +51,11 @@ type pointState struct {
 	decided bool
 }
 
+// execute runs the points todo on jobs workers, the coordinator loop here
+// handing out replications as described above, and saves each finished
+// point (into opt.Dir, or into mem without one). It returns how many
+// simulations ran and how many points finished; on an error or
+// cancellation it waits for every goroutine before returning.
 func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOptions, id string, mem map[int]*pointRecord) (sims, ran int, err error) {
 	if len(todo) == 0 {
 		return 0, 0, nil
@@ -60,42 +65,11 @@ func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOption
 
 	work := make(chan workItem)
 	results := make(chan workResult, jobs)
-	var workers sync.WaitGroup
-	for range jobs {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			for it := range work {
-				results <- s.simulate(runCtx, it)
-			}
-		}()
-	}
+	workers := s.startJobs(runCtx, jobs, work, results)
 
 	saves := make(chan *pointRecord, 2*jobs)
 	saveErr := make(chan error, 1)
-	var saver sync.WaitGroup
-	saver.Add(1)
-	go func() {
-		defer saver.Done()
-		failed := false
-		for rec := range saves {
-			if failed {
-				continue
-			}
-			if opt.Dir != "" {
-				if err := writePoint(opt.Dir, encodePoint(id, s.grid, s.def.Precision > 0, rec), rec.Point); err != nil {
-					failed = true
-					saveErr <- err
-					continue
-				}
-			} else {
-				mem[rec.Point] = rec
-			}
-			if opt.Progress != nil {
-				opt.Progress.Done(aggregate(rec, s.grid, len(s.def.Metrics)))
-			}
-		}
-	}()
+	saver := s.startSaver(saves, saveErr, opt, id, mem)
 
 	var open []*pointState
 	next, inflight, decided := 0, 0, 0
@@ -174,6 +148,54 @@ func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOption
 		err = ErrInterrupted
 	}
 	return sims, ran, err
+}
+
+// startJobs starts the jobs worker goroutines: each runs the replications
+// it receives on work, one at a time, and sends their results; they end
+// when work is closed.
+func (s *Sweep) startJobs(ctx context.Context, jobs int, work <-chan workItem, results chan<- workResult) *sync.WaitGroup {
+	var workers sync.WaitGroup
+	for range jobs {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for it := range work {
+				results <- s.simulate(ctx, it)
+			}
+		}()
+	}
+	return &workers
+}
+
+// startSaver starts the saver goroutine: it writes each finished point it
+// receives on saves (into opt.Dir, or into mem without one) and reports
+// progress. The first failed write goes to saveErr, and the points after
+// it are only drained. It ends when saves is closed.
+func (s *Sweep) startSaver(saves <-chan *pointRecord, saveErr chan<- error, opt RunOptions, id string, mem map[int]*pointRecord) *sync.WaitGroup {
+	var saver sync.WaitGroup
+	saver.Add(1)
+	go func() {
+		defer saver.Done()
+		failed := false
+		for rec := range saves {
+			if failed {
+				continue
+			}
+			if opt.Dir != "" {
+				if err := writePoint(opt.Dir, encodePoint(id, s.grid, s.def.Precision > 0, rec), rec.Point); err != nil {
+					failed = true
+					saveErr <- err
+					continue
+				}
+			} else {
+				mem[rec.Point] = rec
+			}
+			if opt.Progress != nil {
+				opt.Progress.Done(aggregate(rec, s.grid, len(s.def.Metrics)))
+			}
+		}
+	}()
+	return &saver
 }
 
 // pick returns the point whose next replication should run: first the

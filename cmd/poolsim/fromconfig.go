@@ -126,12 +126,6 @@ func btoi(b bool) int {
 
 // poolSets turns an imported pool into --set overrides of pool.*.
 func poolSets(p importconf.Pool) []string {
-	size := func(n int) string {
-		if n == model.Unbounded {
-			return "unbounded"
-		}
-		return fmt.Sprint(n)
-	}
 	switch p.Kind {
 	case importconf.KindTomcatConnector, importconf.KindTomcatExecutor:
 		preset := "tomcat"
@@ -139,14 +133,14 @@ func poolSets(p importconf.Pool) []string {
 			preset = "tomcat-executor"
 		}
 		return []string{fmt.Sprintf("pool={preset: %s, core: %d, max: %s, keepAlive: %v, queue: {type: tomcat, capacity: %s}, threadNamePrefix: %q}",
-			preset, p.Core, size(p.Max), p.KeepAlive, size(p.MaxQueueSize), p.ThreadNamePrefix)}
+			preset, p.Core, model.SizeString(p.Max), p.KeepAlive, model.SizeString(p.MaxQueueSize), p.ThreadNamePrefix)}
 	}
-	queue := fmt.Sprintf("{type: linked, capacity: %s}", size(p.MaxQueueSize))
+	queue := fmt.Sprintf("{type: linked, capacity: %s}", model.SizeString(p.MaxQueueSize))
 	if p.MaxQueueSize <= 0 {
 		queue = "{type: synchronous}" // Spring: queue-capacity <= 0 means a SynchronousQueue
 	}
 	return []string{fmt.Sprintf("pool={preset: jdk, core: %d, max: %s, keepAlive: %v, allowCoreThreadTimeOut: %v, prestart: %v, queue: %s, threadNamePrefix: %q}",
-		p.Core, size(p.Max), p.KeepAlive, p.AllowCoreThreadTimeOut, p.Prestart, queue, p.ThreadNamePrefix)}
+		p.Core, model.SizeString(p.Max), p.KeepAlive, p.AllowCoreThreadTimeOut, p.Prestart, queue, p.ThreadNamePrefix)}
 }
 
 // describe prints which keys were found and which defaults were used.
@@ -157,7 +151,7 @@ func (ip *importedPool) describe(w io.Writer) {
 		where = fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
 	fmt.Fprintf(w, "pool from %s: %s %q (threads %s*): core %d, max %s, keepAlive %v, queue %s\n",
-		where, p.Kind, p.Name, p.ThreadNamePrefix, p.Core, sizeLabel(p.Max), p.KeepAlive, sizeLabel(p.MaxQueueSize))
+		where, p.Kind, p.Name, p.ThreadNamePrefix, p.Core, model.SizeString(p.Max), p.KeepAlive, model.SizeString(p.MaxQueueSize))
 	found := append([]importconf.Origin(nil), p.Found...)
 	sort.SliceStable(found, func(i, j int) bool { return found[i].Line < found[j].Line })
 	for _, f := range found {
@@ -173,11 +167,4 @@ func (ip *importedPool) describe(w io.Writer) {
 		fmt.Fprintf(w, "  note     %s\n", n)
 	}
 	fmt.Fprintln(w)
-}
-
-func sizeLabel(n int) string {
-	if n == model.Unbounded {
-		return "unbounded"
-	}
-	return fmt.Sprint(n)
 }
