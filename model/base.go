@@ -47,6 +47,10 @@ type pool struct {
 	workers workerList
 	waiters waitList
 	store   taskStore
+	// queued is store.size(), kept here so that QueueLen, asked after
+	// every event, reads a field (CheckInvariants holds them equal): every
+	// change of the store goes through enqueue, dequeue or drained.
+	queued int
 
 	nextID             int
 	largestPoolSize    int
@@ -83,7 +87,25 @@ func (p *pool) Count(s State) int { return p.counts[s] }
 func (p *pool) ActiveCount() int { return p.counts[Running] }
 
 // QueueLen is getQueue().size().
-func (p *pool) QueueLen() int { return p.store.size() }
+func (p *pool) QueueLen() int { return p.queued }
+
+// enqueue is the store's offer, counted.
+func (p *pool) enqueue(t *Task) bool {
+	if p.store.offer(t) {
+		p.queued++
+		return true
+	}
+	return false
+}
+
+// dequeue is the store's poll, counted.
+func (p *pool) dequeue() (Task, bool) {
+	t, ok := p.store.poll()
+	if ok {
+		p.queued--
+	}
+	return t, ok
+}
 
 // LargestPoolSize is getLargestPoolSize() (R31).
 func (p *pool) LargestPoolSize() int { return p.largestPoolSize }
@@ -145,7 +167,7 @@ func (p *pool) plainOffer(t *Task) bool {
 		p.runTask(w, t)
 		return true
 	}
-	return p.store.offer(t)
+	return p.enqueue(t)
 }
 
 // newWorker counts and registers a new thread (wc+1, workers, the
@@ -311,6 +333,9 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 	}
 	if parked != p.waiters.n {
 		fail("wait list %d != parked %d", p.waiters.n, parked)
+	}
+	if p.queued != p.store.size() {
+		fail("queued %d != the store's %d", p.queued, p.store.size())
 	}
 	if p.cfg.Queue != Synchronous && p.store.size() > p.cfg.QueueCapacity {
 		fail("queue %d > capacity %d", p.store.size(), p.cfg.QueueCapacity)

@@ -164,7 +164,7 @@ func (p *QueuedThreadPool) markShrink() {
 // poll(idleTimeout) — TIMED_WAITING whatever the thread count — or take()
 // when idleTimeout <= 0 (R103).
 func (p *QueuedThreadPool) runner(w *Worker) {
-	if t, ok := p.store.poll(); ok {
+	if t, ok := p.dequeue(); ok {
 		p.stamp++
 		w.stamp = p.stamp
 		p.runTask(w, &t)

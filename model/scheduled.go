@@ -185,6 +185,7 @@ func (p *ScheduledThreadPoolExecutor) Cancel(now time.Duration, f Future) bool {
 		p.cancelled(&p.lost, e.periodic())
 		if p.cfg.RemoveOnCancel {
 			d := p.dwq.removeAt(i)
+			p.queued--
 			p.lost = d.task
 			p.lose(&p.lost, RemovedAfterCancel)
 			p.tryTerminate() // ThreadPoolExecutor.remove: in case SHUTDOWN and now empty
@@ -243,6 +244,7 @@ func (p *ScheduledThreadPoolExecutor) ensurePrestart() {
 // dwqAdd is DelayedWorkQueue.offer (R93): a task that becomes the head
 // clears the leader and signals one waiter.
 func (p *ScheduledThreadPoolExecutor) dwqAdd(d delayed) {
+	p.queued++
 	if p.dwq.add(d) {
 		p.leader = nil
 		p.dwqSignal()
@@ -296,6 +298,7 @@ func (p *ScheduledThreadPoolExecutor) dwqAwait(w *Worker) bool {
 	switch {
 	case h != nil && h.due <= p.now:
 		d := p.dwq.pollHead()
+		p.queued--
 		w.timedOut = false
 		p.runScheduled(w, &d)
 		return true
@@ -441,6 +444,7 @@ func (p *ScheduledThreadPoolExecutor) onShutdown() {
 		}
 		if e.cancelled {
 			d := p.dwq.removeAt(i)
+			p.queued--
 			p.lost = d.task
 			p.lose(&p.lost, RemovedAfterCancel)
 			continue
@@ -449,6 +453,7 @@ func (p *ScheduledThreadPoolExecutor) onShutdown() {
 			continue
 		}
 		d := p.dwq.removeAt(i)
+		p.queued--
 		p.lost = d.task
 		p.lose(&p.lost, Cancelled)
 		p.jobEnded(&d, EndedByShutdown)
@@ -462,10 +467,12 @@ func (p *ScheduledThreadPoolExecutor) onShutdown() {
 func (p *ScheduledThreadPoolExecutor) dwqDrain() {
 	for h := p.dwq.head(); h != nil && h.due <= p.now; h = p.dwq.head() {
 		d := p.dwq.pollHead()
+		p.queued--
 		p.drained(&d)
 	}
 	rest := p.dwq.es
 	p.dwq.es = nil
+	p.queued = 0
 	for i := range rest {
 		p.drained(&rest[i])
 	}

@@ -183,7 +183,7 @@ func (p *ThreadPoolExecutor) reject(t *Task) (threw bool) {
 			p.lose(t, DroppedAfterShutdown)
 			return false
 		}
-		victim, ok := p.store.poll()
+		victim, ok := p.dequeue()
 		if !ok {
 			// Nothing to drop (a saturated SynchronousQueue): the JDK's
 			// execute/reject recursion would repeat until a worker frees up
@@ -282,7 +282,7 @@ func (p *ThreadPoolExecutor) getTask(w *Worker) {
 // taken at once, without parking (R46); poll(0) on an empty queue returns
 // null at once; otherwise w parks.
 func (p *ThreadPoolExecutor) await(w *Worker, timed bool) bool {
-	if t, ok := p.store.poll(); ok {
+	if t, ok := p.dequeue(); ok {
 		w.timedOut = false
 		p.runTask(w, &t)
 		return true
@@ -472,7 +472,7 @@ func (p *ThreadPoolExecutor) ShutdownNow(now time.Duration) {
 // drainQueue is drainQueue(): every queued task, in queue order.
 func (p *ThreadPoolExecutor) drainQueue() {
 	for {
-		t, ok := p.store.poll()
+		t, ok := p.dequeue()
 		if !ok {
 			return
 		}

@@ -19,9 +19,21 @@ func (l *listener) Observe(ev *model.Event) {
 	e := (*Engine)(l)
 	switch ev.Kind {
 	case model.Started:
-		e.taskStarted(ev.At, ev.Worker, ev.Task)
+		if e.hostTasks || ev.Task.Periodic != 0 {
+			e.taskStarted(ev.At, ev.Worker, ev.Task)
+			break
+		}
+		// The common case, kept inline: the task ends after its service.
+		e.h.push(ev.At+ev.Task.Service, phaseCompletion, ev.Worker)
+		e.lastStart = ev.At
+		e.rec.onStart(ev.At, ev.At, ev.Task)
 	case model.WorkerChanged:
-		e.workerChanged(ev.At, ev.Worker, ev.From, ev.To)
+		rec := e.rec
+		rec.count[ev.From]--
+		rec.count[ev.To]++
+		if ev.From != model.Running || ev.To == model.Exited {
+			e.workerChanged(ev.At, ev.Worker, ev.From, ev.To)
+		}
 	case model.TimerArmed:
 		if d, ws := ev.Worker.Deadline(), &e.ws[ev.Worker.Slot()]; ws.timer == 0 || ws.timer > d {
 			e.armTimer(ev.Worker, d)
@@ -62,10 +74,15 @@ func (e *Engine) report(kind model.EventKind, w *model.Worker, t model.Task) {
 func (e *Engine) taskDone(now time.Duration, w *model.Worker) {
 	e.rec.onComplete(now, w)
 	if len(e.observers) > 0 {
-		t, _ := w.Task()
-		e.report(model.Finished, w, t)
+		e.reportFinished(w)
 	}
 	e.pool.TaskDone(now, w)
+}
+
+// reportFinished puts the end of w's task into the stream.
+func (e *Engine) reportFinished(w *model.Worker) {
+	t, _ := w.Task()
+	e.report(model.Finished, w, t)
 }
 
 // fanOut passes ev on to the subscribed observers.
@@ -75,26 +92,16 @@ func (e *Engine) fanOut(ev *model.Event) {
 	}
 }
 
-// workerChanged keeps the recorder's counts by state and its idle gaps,
-// and gives a new thread its place in the engine's per-worker state — and,
-// on a host with a thread start cost, its start on the caller's clock.
+// workerChanged keeps what the recorder learns from a worker's change
+// besides the counts by state (Observe keeps those): the pool's size, the
+// idle gaps — from a worker becoming idle to its next task, or to its exit
+// while idle — and, for a new thread, its place in the engine's per-worker
+// state and, on a host with a thread start cost, its start on the caller's
+// clock. A running worker that parks needs none of it.
 func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to model.State) {
 	rec := e.rec
-	if (from == model.IdleTimed || from == model.IdleUntimed) && rec.steady(now) {
-		switch to {
-		case model.Running:
-			gap := now - w.IdleSince()
-			rec.nGap++
-			rec.gapSum += float64(gap)
-			if gap > rec.gapMax {
-				rec.gapMax = gap
-			}
-		case model.Exited:
-			rec.nIdleExit++
-		}
-	}
-	switch from {
-	case model.Starting:
+	switch {
+	case from == model.Starting:
 		rec.threadsCreated++
 		rec.poolSize++
 		e.newWorkerState(w)
@@ -109,23 +116,22 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 			e.ws[w.Slot()].ready = e.callerClock
 			rec.threadStartTotal += ts
 		}
-	case model.Running:
-		rec.busy--
-	case model.IdleTimed:
-		rec.idleTimed--
-	case model.IdleUntimed:
-		rec.idleUntimed--
+	case from != model.Running && rec.steady(now): // idle
+		switch to {
+		case model.Running:
+			gap := now - w.IdleSince()
+			rec.nGap++
+			rec.gapSum += float64(gap)
+			if gap > rec.gapMax {
+				rec.gapMax = gap
+			}
+		case model.Exited:
+			rec.nIdleExit++
+		}
 	}
-	switch to {
-	case model.Exited:
+	if to == model.Exited {
 		rec.threadsExited++
 		rec.poolSize--
-	case model.Running:
-		rec.busy++
-	case model.IdleTimed:
-		rec.idleTimed++
-	case model.IdleUntimed:
-		rec.idleUntimed++
 	}
 }
 

@@ -33,7 +33,11 @@ type recorder struct {
 	lost                                                         [model.NumOutcomes]int64
 
 	// Current state.
-	poolSize, busy, idleTimed, idleUntimed, queueLen int
+	// count holds the live workers by state (model.Running, IdleTimed,
+	// IdleUntimed; the Starting and Exited slots absorb the other end of a
+	// creation or an exit), and poolSize their sum.
+	count              [model.Exited + 1]int
+	poolSize, queueLen int
 
 	// Steady state (from warmup on).
 	lastT                                                 time.Duration
@@ -126,9 +130,9 @@ func (r *recorder) advance(t time.Duration) {
 	if t > from {
 		dt := float64(t - from) // nanoseconds; scaled to seconds once, at the end
 		r.areaPool += float64(r.poolSize) * dt
-		r.areaBusy += float64(r.busy) * dt
-		r.areaTimed += float64(r.idleTimed) * dt
-		r.areaUntimed += float64(r.idleUntimed) * dt
+		r.areaBusy += float64(r.count[model.Running]) * dt
+		r.areaTimed += float64(r.count[model.IdleTimed]) * dt
+		r.areaUntimed += float64(r.count[model.IdleUntimed]) * dt
 		r.areaQueue += float64(r.queueLen) * dt
 	}
 	r.lastT = t
@@ -158,10 +162,11 @@ func (r *recorder) resetInterval() {
 
 // checkConservation panics if a task was lost or counted twice (tests).
 func (r *recorder) checkConservation(p model.Executor) {
-	if r.poolSize != p.PoolSize() || r.busy != p.ActiveCount() ||
-		r.idleTimed != p.Count(model.IdleTimed) || r.idleUntimed != p.Count(model.IdleUntimed) {
+	busy, timed, untimed := r.count[model.Running], r.count[model.IdleTimed], r.count[model.IdleUntimed]
+	if r.poolSize != p.PoolSize() || busy != p.ActiveCount() ||
+		timed != p.Count(model.IdleTimed) || untimed != p.Count(model.IdleUntimed) {
 		panic(fmt.Sprintf("sim: recorded counts pool=%d busy=%d timed=%d untimed=%d disagree with the model's %d/%d/%d/%d",
-			r.poolSize, r.busy, r.idleTimed, r.idleUntimed, p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.Count(model.IdleUntimed)))
+			r.poolSize, busy, timed, untimed, p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.Count(model.IdleUntimed)))
 	}
 	if got := r.completed + r.callerRan + r.discarded + int64(p.QueueLen()) + int64(p.ActiveCount()); got != r.submitted {
 		panic(fmt.Sprintf("sim: conservation broken: submitted %d != completed %d + caller_ran %d + discarded %d + queued %d + running %d",

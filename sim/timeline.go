@@ -68,7 +68,7 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor) error {
 	b := t.buf[:0]
 	b = appendSeconds(b, now)
-	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.busy), int64(rec.idleTimed), int64(rec.idleUntimed),
+	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.count[model.Running]), int64(rec.count[model.IdleTimed]), int64(rec.count[model.IdleUntimed]),
 		int64(rec.queueLen), rec.submitted, rec.completed, rec.rejected, rec.discarded, rec.callerRan, rec.failed,
 		rec.threadsCreated, rec.threadsExited, int64(p.Config().Core), int64(p.Config().Max)} {
 		b = append(b, ',')
