@@ -345,6 +345,46 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 	}
 }
 
+// checkHandOff: with zero wake-up latency a parked worker and a queued task
+// never coexist (R47, doc.go).
+func (p *pool) checkHandOff(fail func(string, ...any)) {
+	if p.waiters.n > 0 && p.store.size() > 0 {
+		fail("%d parked workers beside %d queued tasks", p.waiters.n, p.store.size())
+	}
+}
+
+// pollSite is where a worker waits timed on a plain queue:
+// Queue.poll(keepAlive).
+func (p *pool) pollSite() string {
+	return fmt.Sprintf("%s.poll(%v)", p.cfg.Queue.JavaName(), p.cfg.KeepAlive)
+}
+
+// describeTake is the thread-dump line of a worker waiting in take(),
+// WAITING.
+func (p *pool) describeTake(now time.Duration, w *Worker, rank int) string {
+	return fmt.Sprintf("WAITING (parking) in %s.take for %v; hand-off rank %d", p.cfg.Queue.JavaName(), now-w.since, rank)
+}
+
+// applySizes makes the size calls of a runtime change in the order the
+// setters of every family accept: max raised before core is set, and
+// lowered after (R21, R22; Jetty's drag the other bound anyway, R100).
+func (p *pool) applySizes(now time.Duration, c Change, setMax, setCore func(time.Duration, int) error) error {
+	if c.Max != nil && *c.Max >= p.cfg.Max {
+		if err := setMax(now, *c.Max); err != nil {
+			return err
+		}
+	}
+	if c.Core != nil {
+		if err := setCore(now, *c.Core); err != nil {
+			return err
+		}
+	}
+	if c.Max != nil && *c.Max < p.cfg.Max {
+		return setMax(now, *c.Max)
+	}
+	return nil
+}
+
 // failer returns the fail function of CheckInvariants: a panic with a
 // state dump.
 func (p *pool) failer() func(string, ...any) {

@@ -208,20 +208,8 @@ func (p *QueuedThreadPool) Apply(now time.Duration, c Change) error {
 	case c.CoreTimeOut != nil:
 		return &ConfigError{"allowCoreThreadTimeOut", "QueuedThreadPool has no core time-out", "R104"}
 	}
-	if c.Max != nil && *c.Max >= p.cfg.Max {
-		if err := p.SetMaxThreads(now, *c.Max); err != nil {
-			return err
-		}
-	}
-	if c.Core != nil {
-		if err := p.SetMinThreads(now, *c.Core); err != nil {
-			return err
-		}
-	}
-	if c.Max != nil && *c.Max < p.cfg.Max {
-		if err := p.SetMaxThreads(now, *c.Max); err != nil {
-			return err
-		}
+	if err := p.applySizes(now, c, p.SetMaxThreads, p.SetMinThreads); err != nil {
+		return err
 	}
 	if c.KeepAlive != nil {
 		if err := p.SetIdleTimeout(now, *c.KeepAlive); err != nil {
@@ -284,20 +272,16 @@ func (p *QueuedThreadPool) LastShrink() time.Duration { return p.lastShrink }
 func (p *QueuedThreadPool) CheckInvariants() {
 	fail := p.failer()
 	p.checkWorkers(fail)
-	if p.waiters.n > 0 && p.store.size() > 0 {
-		fail("%d parked workers beside %d queued tasks", p.waiters.n, p.store.size())
-	}
+	p.checkHandOff(fail)
 }
 
 // TimedWaitSite: idle threads wait in poll(idleTimeout).
-func (p *QueuedThreadPool) TimedWaitSite() string {
-	return fmt.Sprintf("%s.poll(%v)", p.cfg.Queue.JavaName(), p.cfg.KeepAlive)
-}
+func (p *QueuedThreadPool) TimedWaitSite() string { return p.pollSite() }
 
 // DescribeIdle says where idle thread w waits, and when it may leave.
 func (p *QueuedThreadPool) DescribeIdle(now time.Duration, w *Worker, rank int) string {
 	if w.state == IdleUntimed {
-		return fmt.Sprintf("WAITING (parking) in %s.take for %v; hand-off rank %d", p.cfg.Queue.JavaName(), now-w.since, rank)
+		return p.describeTake(now, w, rank)
 	}
 	return fmt.Sprintf("TIMED_WAITING (parking) in %s.poll(idleTimeout) for %v, times out in %v (then leaves only if no thread started or left for idleTimeout; last at %v); hand-off rank %d",
 		p.cfg.Queue.JavaName(), now-w.since, w.deadline-now, p.lastShrink, rank)

@@ -492,24 +492,17 @@ func (p *ThreadPoolExecutor) CheckInvariants() {
 	p.self.checkQueue(fail)
 }
 
-// checkQueue: with zero wake-up latency a parked worker and a queued task
-// never coexist (R47, doc.go).
-func (p *ThreadPoolExecutor) checkQueue(fail func(string, ...any)) {
-	if p.waiters.n > 0 && p.store.size() > 0 {
-		fail("%d parked workers beside %d queued tasks", p.waiters.n, p.store.size())
-	}
-}
+// checkQueue: a parked worker and a queued task never coexist (R47).
+func (p *ThreadPoolExecutor) checkQueue(fail func(string, ...any)) { p.checkHandOff(fail) }
 
 // TimedWaitSite: idle workers above core wait in the queue's
 // poll(keepAlive).
-func (p *ThreadPoolExecutor) TimedWaitSite() string {
-	return fmt.Sprintf("%s.poll(%v)", p.cfg.Queue.JavaName(), p.cfg.KeepAlive)
-}
+func (p *ThreadPoolExecutor) TimedWaitSite() string { return p.pollSite() }
 
 // DescribeIdle says where idle worker w waits and for how long.
 func (p *ThreadPoolExecutor) DescribeIdle(now time.Duration, w *Worker, rank int) string {
 	if w.state == IdleUntimed {
-		return fmt.Sprintf("WAITING (parking) in %s.take for %v; hand-off rank %d", p.cfg.Queue.JavaName(), now-w.since, rank)
+		return p.describeTake(now, w, rank)
 	}
 	return fmt.Sprintf("TIMED_WAITING (parking) in %s.poll for %v, times out in %v; hand-off rank %d",
 		p.cfg.Queue.JavaName(), now-w.since, w.deadline-now, rank)

@@ -21,20 +21,8 @@ func (p *ThreadPoolExecutor) Apply(now time.Duration, c Change) error {
 	if p.setterBan != nil && c.HasSetters() {
 		return p.banned(firstSetter(c))
 	}
-	if c.Max != nil && *c.Max >= p.cfg.Max {
-		if err := p.SetMaximumPoolSize(now, *c.Max); err != nil {
-			return err
-		}
-	}
-	if c.Core != nil {
-		if err := p.SetCorePoolSize(now, *c.Core); err != nil {
-			return err
-		}
-	}
-	if c.Max != nil && *c.Max < p.cfg.Max {
-		if err := p.SetMaximumPoolSize(now, *c.Max); err != nil {
-			return err
-		}
+	if err := p.applySizes(now, c, p.SetMaximumPoolSize, p.SetCorePoolSize); err != nil {
+		return err
 	}
 	if c.KeepAlive != nil {
 		if c.CoreTimeOut != nil && !*c.CoreTimeOut {
