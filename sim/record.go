@@ -6,19 +6,8 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/scenarios"
-)
-
-// HDR histogram range: nanoseconds up to ~3 years, 3 significant digits
-// (relative error ≤ 0.1%; a zero wait stays exactly 0), in fixed memory
-// (~400 KB) whatever the run length.
-const (
-	hdrLowest  = int64(1)
-	hdrHighest = int64(1e17)
-	hdrDigits  = 3
 )
 
 // recorder keeps the run's counters and statistics. It is fed by the
@@ -43,7 +32,7 @@ type recorder struct {
 	lastT                                                 time.Duration
 	areaPool, areaBusy, areaTimed, areaUntimed, areaQueue float64 // count × nanoseconds
 	poolSizeMax, queueLenMax                              int
-	wait, response                                        *hdr.Histogram
+	wait, response                                        *durHist
 	waitSum, responseSum                                  float64 // nanoseconds
 	waitMax, responseMax                                  time.Duration
 	nWait, nResponse                                      int64
@@ -80,9 +69,10 @@ type recorder struct {
 	nCPUDelay                              int64
 }
 
-// histograms recycles HDR histograms across runs: each is ~400 KB, and a
-// sweep or a diagnosis runs thousands of simulations in one process.
-var histograms = sync.Pool{New: func() any { return hdr.New(hdrLowest, hdrHighest, hdrDigits) }}
+// histograms recycles the whole-run histograms across runs: each is
+// ~400 KB, and a sweep or a diagnosis runs thousands of simulations in one
+// process.
+var histograms = sync.Pool{New: func() any { return newDurHist() }}
 
 // intervalHists recycles the timeline's interval histograms (~17 KB each).
 var intervalHists = sync.Pool{New: func() any { return new(intervalHist) }}
@@ -91,8 +81,8 @@ func newRecorder(sc *scenarios.Scenario) *recorder {
 	return &recorder{
 		cpus:       sc.Host.CPUs,
 		warmup:     sc.Warmup,
-		wait:       histograms.Get().(*hdr.Histogram),
-		response:   histograms.Get().(*hdr.Histogram),
+		wait:       histograms.Get().(*durHist),
+		response:   histograms.Get().(*durHist),
 		ivWait:     intervalHists.Get().(*intervalHist),
 		ivResponse: intervalHists.Get().(*intervalHist),
 	}
@@ -101,8 +91,8 @@ func newRecorder(sc *scenarios.Scenario) *recorder {
 // release returns the histograms for reuse; the recorder must not be used
 // afterwards.
 func (r *recorder) release() {
-	for _, h := range []*hdr.Histogram{r.wait, r.response} {
-		h.Reset()
+	for _, h := range []*durHist{r.wait, r.response} {
+		h.reset()
 		histograms.Put(h)
 	}
 	r.wait, r.response = nil, nil
@@ -186,7 +176,7 @@ func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 		if wait > rec.waitMax {
 			rec.waitMax = wait
 		}
-		_ = rec.wait.RecordValue(clampHDR(wait))
+		rec.wait.record(wait)
 	}
 }
 
@@ -232,7 +222,7 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 		if resp > rec.responseMax {
 			rec.responseMax = resp
 		}
-		_ = rec.response.RecordValue(clampHDR(resp))
+		rec.response.record(resp)
 	}
 }
 
@@ -240,17 +230,6 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 type AppliedEvent struct {
 	At   time.Duration
 	What string // e.g. "set core=20 max=400", "shutdown"
-}
-
-func clampHDR(d time.Duration) int64 {
-	v := int64(d)
-	if v < 0 {
-		return 0
-	}
-	if v > hdrHighest {
-		return hdrHighest
-	}
-	return v
 }
 
 // CDFQuantiles are the quantiles Result reports for distribution charts.
@@ -263,7 +242,7 @@ type Quantile struct {
 	Seconds float64
 }
 
-func cdf(h *hdr.Histogram, n int64, max time.Duration) []Quantile {
+func cdf(h *durHist, n int64, max time.Duration) []Quantile {
 	if n == 0 {
 		return nil
 	}
@@ -279,11 +258,11 @@ func cdf(h *hdr.Histogram, n int64, max time.Duration) []Quantile {
 
 // quantile returns the q-quantile in seconds (NaN when empty), never above
 // the exact maximum (HDR reports a bucket's upper bound).
-func quantile(h *hdr.Histogram, n int64, q float64, max time.Duration) float64 {
+func quantile(h *durHist, n int64, q float64, max time.Duration) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	v := time.Duration(h.ValueAtQuantile(q * 100))
+	v := time.Duration(h.valueAtPercentile(q * 100))
 	if v > max {
 		v = max
 	}
