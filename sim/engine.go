@@ -123,7 +123,7 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	if opt.OnTask != nil {
 		e.observers = append(e.observers, taskHook{e, opt.OnTask})
 	}
-	e.rec = newRecorder(sc)
+	e.rec = newRecorder(sc, opt.Timeline != nil, opt.OnSample != nil)
 	if sc.Host.CPUs > 0 {
 		e.cpu = newCPUSched(sc.Host.CPUs)
 	}

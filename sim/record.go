@@ -77,15 +77,24 @@ var histograms = sync.Pool{New: func() any { return newDurHist() }}
 // intervalHists recycles the timeline's interval histograms (~17 KB each).
 var intervalHists = sync.Pool{New: func() any { return new(intervalHist) }}
 
-func newRecorder(sc *scenarios.Scenario) *recorder {
-	return &recorder{
-		cpus:       sc.Host.CPUs,
-		warmup:     sc.Warmup,
-		wait:       histograms.Get().(*durHist),
-		response:   histograms.Get().(*durHist),
-		ivWait:     intervalHists.Get().(*intervalHist),
-		ivResponse: intervalHists.Get().(*intervalHist),
+// newRecorder prepares the statistics of a run. The timeline's interval
+// histograms are kept only for what reads them — the timeline (waits and
+// responses), the OnSample hook (waits) — so a run that writes only its
+// summary (a sweep point, a search) does not pay for them.
+func newRecorder(sc *scenarios.Scenario, timeline, samples bool) *recorder {
+	r := &recorder{
+		cpus:     sc.Host.CPUs,
+		warmup:   sc.Warmup,
+		wait:     histograms.Get().(*durHist),
+		response: histograms.Get().(*durHist),
 	}
+	if timeline || samples {
+		r.ivWait = intervalHists.Get().(*intervalHist)
+	}
+	if timeline {
+		r.ivResponse = intervalHists.Get().(*intervalHist)
+	}
+	return r
 }
 
 // release returns the histograms for reuse; the recorder must not be used
@@ -97,8 +106,10 @@ func (r *recorder) release() {
 	}
 	r.wait, r.response = nil, nil
 	for _, h := range []*intervalHist{r.ivWait, r.ivResponse} {
-		h.reset()
-		intervalHists.Put(h)
+		if h != nil {
+			h.reset()
+			intervalHists.Put(h)
+		}
 	}
 	r.ivWait, r.ivResponse = nil, nil
 }
@@ -146,8 +157,12 @@ func (r *recorder) settle(now time.Duration, queueLen int) {
 }
 
 func (r *recorder) resetInterval() {
-	r.ivWait.reset()
-	r.ivResponse.reset()
+	if r.ivWait != nil {
+		r.ivWait.reset()
+	}
+	if r.ivResponse != nil {
+		r.ivResponse.reset()
+	}
 }
 
 // checkConservation panics if a task was lost or counted twice (tests).
@@ -168,7 +183,9 @@ func (r *recorder) checkConservation(p model.Executor) {
 // at start (later than now on a thread still starting).
 func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 	wait := start - t.Arrival
-	rec.ivWait.record(wait)
+	if rec.ivWait != nil {
+		rec.ivWait.record(wait)
+	}
 	if rec.steady(now) {
 		rec.serviceSum += float64(t.Service)
 		rec.nWait++
@@ -215,7 +232,9 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 		rec.failed++
 	}
 	resp := now - t.Arrival
-	rec.ivResponse.record(resp)
+	if rec.ivResponse != nil {
+		rec.ivResponse.record(resp)
+	}
 	if rec.steady(now) {
 		rec.nResponse++
 		rec.responseSum += float64(resp) // nanoseconds
