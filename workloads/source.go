@@ -151,7 +151,7 @@ func New(spec Spec, seed uint64) (Source, error) {
 		if ph.Priority.Max < ph.Priority.Min {
 			return nil, &ParamError{fmt.Sprintf("phases[%d].priority.max", i), fmt.Sprintf("%d < min %d", ph.Priority.Max, ph.Priority.Min), "min <= max"}
 		}
-		st := phaseState{Phase: ph}
+		st := phaseState{Phase: ph, process: processOf(ph.Arrivals.Process)}
 		if ph.Split != nil {
 			sp, err := newSplit(*ph.Split, cpu, service, &s.last)
 			if err != nil {
@@ -217,8 +217,32 @@ func checkArrivals(a ArrivalSpec) *ParamError {
 type phaseState struct {
 	Phase
 	start, end time.Duration
+	process    process      // Arrivals.Process, decoded once
 	dist       Distribution // the service law (a split law: a *splitDist)
 	split      bool
+}
+
+// process is an arrival process, decoded from its name once per phase
+// rather than compared as a string at every arrival.
+type process uint8
+
+const (
+	poissonProcess process = iota
+	constantProcess
+	onOffProcess
+	burstProcess
+)
+
+func processOf(name string) process {
+	switch name {
+	case "constant":
+		return constantProcess
+	case "onoff":
+		return onOffProcess
+	case "burst":
+		return burstProcess
+	}
+	return poissonProcess // checkArrivals has refused any other name
 }
 
 // phaseSource plays phases in order. Each process restarts at its phase's
@@ -248,7 +272,7 @@ func (s *phaseSource) enter(i int) {
 	}
 	ph := &s.phases[i]
 	s.t, s.k = ph.start, 0
-	if ph.Arrivals.Process == "burst" {
+	if ph.process == burstProcess {
 		s.burstAt = ph.start + ph.Arrivals.At
 		s.k = int64(ph.Arrivals.Count)
 	}
@@ -259,13 +283,13 @@ func (s *phaseSource) enter(i int) {
 func (s *phaseSource) nextTime() (time.Duration, bool) {
 	ph := &s.phases[s.cur]
 	a := &ph.Arrivals
-	switch a.Process {
-	case "poisson":
+	switch ph.process {
+	case poissonProcess:
 		if a.Rate <= 0 {
 			return 0, false
 		}
 		return addSat(s.t, seconds(s.arrivals.ExpFloat64()/a.Rate)), true
-	case "constant":
+	case constantProcess:
 		if a.Rate <= 0 {
 			return 0, false
 		}
@@ -276,12 +300,12 @@ func (s *phaseSource) nextTime() (time.Duration, bool) {
 			return never, true
 		}
 		return ph.start + time.Duration(d), true
-	case "onoff":
+	case onOffProcess:
 		if a.Rate <= 0 {
 			return 0, false
 		}
 		return s.nextOnOff(ph, a), true
-	case "burst":
+	case burstProcess:
 		if s.k == 0 {
 			if a.Every <= 0 || a.Count == 0 {
 				return 0, false
