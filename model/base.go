@@ -64,7 +64,16 @@ type pool struct {
 
 	// ev is the event being reported, so that reporting allocates nothing.
 	ev Event
+
+	// slab holds Workers not yet handed out: they are allocated a block at
+	// a time, since a pool whose threads come and go (a cached or an
+	// elastic pool) creates tens of thousands in a run. A Worker is never
+	// reused: a pointer to an exited one stays what it was.
+	slab []Worker
 }
+
+// workerSlab is how many Workers are allocated at once.
+const workerSlab = 64
 
 func (p *pool) init(now time.Duration, cfg Config, obs Observer) {
 	p.cfg, p.handOff, p.obs, p.now = cfg, cfg.HandOff(), obs, now
@@ -175,7 +184,12 @@ func (p *pool) plainOffer(t *Task) bool {
 func (p *pool) newWorker() *Worker {
 	p.wc++
 	p.nextID++
-	w := &Worker{ID: p.nextID, Created: p.now, slot: p.allocSlot()}
+	if len(p.slab) == 0 {
+		p.slab = make([]Worker, workerSlab)
+	}
+	w := &p.slab[0]
+	p.slab = p.slab[1:]
+	*w = Worker{ID: p.nextID, Created: p.now, slot: p.allocSlot()}
 	p.workers.pushBack(w)
 	if p.workers.n > p.largestPoolSize {
 		p.largestPoolSize = p.workers.n

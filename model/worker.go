@@ -105,6 +105,15 @@ func (w *Worker) IdleSince() time.Duration { return w.idleSince }
 // Task returns the task the worker is running, if any.
 func (w *Worker) Task() (Task, bool) { return w.task, w.hasTask }
 
+// Running returns the task the worker is running (nil if none), without
+// copying it: it is valid while the worker runs it and must not be changed.
+func (w *Worker) Running() *Task {
+	if !w.hasTask {
+		return nil
+	}
+	return &w.task
+}
+
 // Deadline returns when the worker's current poll(keepAlive) times out; it
 // is meaningful only while the worker is IdleTimed.
 func (w *Worker) Deadline() time.Duration { return w.deadline }

@@ -225,7 +225,7 @@ func (rec *recorder) onSubmit(now time.Duration, t *model.Task) {
 
 // onComplete records the end of w's task, before the model hears of it.
 func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
-	t, _ := w.Task()
+	t := w.Running()
 	rec.completed++
 	rec.lastEnd = now
 	if t.Fails {
