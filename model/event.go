@@ -64,12 +64,41 @@ const (
 	// the queue when it was due, and its run returned at once (R97): no
 	// service time, no next run, one more completed task for Worker.
 	SkippedCancelled
+
+	// The events of a Resource (resource.go): Res says which resource,
+	// which borrower and which unit.
+
+	// ResourceGranted: Res.Borrower now holds a unit (Res.Unit: the
+	// connection's number, for a HikariPool).
+	ResourceGranted
+	// ResourceWaiting: Res.Borrower waits for a unit until Res.Deadline
+	// (Forever: no limit). The event loop must call WaitExpired at the
+	// deadline; it is a no-op if the wait has ended.
+	ResourceWaiting
+	// ResourceTimedOut: Res.Borrower's acquisition failed: its wait timed
+	// out, or it could not wait (HikariCP's
+	// SQLTransientConnectionException, tryAcquire returning false).
+	ResourceTimedOut
+	// ResourceTimer: the resource asks to be called back (TimerFired with
+	// Res.Timer) at Res.Deadline.
+	ResourceTimer
+	// ConnectionCreating: a HikariPool starts to open a connection; the
+	// event loop fills in Res.Draw (its connect time, its lifetime jitter)
+	// during the call.
+	ConnectionCreating
+	// ConnectionOpened and ConnectionClosed: connection Res.Unit joined or
+	// left the pool.
+	ConnectionOpened
+	ConnectionClosed
 )
 
 var eventKindNames = [...]string{Submitted: "submitted", ScheduleCalled: "schedule-called", Started: "started", Finished: "finished",
 	Rejected: "rejected", CallerRan: "caller-ran", Lost: "lost", WorkerChanged: "worker-changed", TimerArmed: "timer-armed",
 	RunStateChanged: "run-state-changed", Reconfigured: "reconfigured", Rescheduled: "rescheduled",
-	PeriodicEnded: "periodic-ended", SkippedCancelled: "skipped-cancelled"}
+	PeriodicEnded: "periodic-ended", SkippedCancelled: "skipped-cancelled",
+	ResourceGranted: "resource-granted", ResourceWaiting: "resource-waiting", ResourceTimedOut: "resource-timed-out",
+	ResourceTimer: "resource-timer", ConnectionCreating: "connection-creating", ConnectionOpened: "connection-opened",
+	ConnectionClosed: "connection-closed"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) && eventKindNames[k] != "" {
@@ -86,7 +115,8 @@ type Event struct {
 	At       time.Duration
 	Worker   *Worker
 	Task     *Task
-	Change   *Change // Reconfigured
+	Change   *Change        // Reconfigured
+	Res      *ResourceEvent // the Resource* and Connection* events
 	Kind     EventKind
 	From, To State       // WorkerChanged
 	Outcome  Outcome     // Lost

@@ -129,6 +129,11 @@ type scriptEnv struct {
 	series map[uint64]scriptSeries
 	// futures of the schedule calls, by task ID.
 	futures map[uint64]Future
+
+	// A resource (resource_script_test.go) and what its connections cost.
+	res     Resource
+	connect time.Duration
+	jitter  float64
 }
 
 type scriptSeries struct {
@@ -138,11 +143,12 @@ type scriptSeries struct {
 
 type pendingEvent struct {
 	at      time.Duration
-	kind    int // 0 completion, 1 keepAlive
+	kind    int // 0 completion, 1 keepAlive, 2 a resource's timer, 3 a resource wait's deadline
 	seq     int
 	w       *Worker
 	taskID  uint64
 	expired bool
+	id      uint64 // kind 2: the timer; kind 3: the borrower
 }
 
 func (e *scriptEnv) logf(format string, args ...any) {
@@ -180,6 +186,8 @@ func (e *scriptEnv) Observe(ev *Event) {
 		e.logf("task %d run %d queued, due at %v", t.ID, t.Run, t.Arrival)
 	case PeriodicEnded:
 		e.logf("task %d series ended after run %d: %v", ev.Task.ID, ev.Task.Run, ev.End)
+	case ResourceGranted, ResourceWaiting, ResourceTimedOut, ResourceTimer, ConnectionCreating, ConnectionOpened, ConnectionClosed:
+		e.observeResource(ev)
 	case SkippedCancelled:
 		run := ""
 		if ev.Task.Run > 0 {
@@ -349,9 +357,15 @@ func (e *scriptEnv) do(cmd string) string {
 		n := e.pool.(interface{ PrestartAllCoreThreads(time.Duration) int }).PrestartAllCoreThreads(e.now)
 		e.log = append(e.log, fmt.Sprintf("started %d", n))
 	case "dump":
+		if e.res != nil {
+			e.log = append(e.log, e.dumpResource())
+			break
+		}
 		e.log = append(e.log, e.dump())
 	default:
-		e.t.Fatalf("unknown command %q", fields[0])
+		if !e.resourceCommand(fields[0], args) {
+			e.t.Fatalf("unknown command %q", fields[0])
+		}
 	}
 	return strings.Join(e.log, "\n")
 }
@@ -374,13 +388,25 @@ func (e *scriptEnv) advance(target time.Duration) {
 		ev := e.pending[0]
 		e.pending = e.pending[1:]
 		e.now = ev.at
-		if ev.kind == 0 {
+		switch ev.kind {
+		case 0:
 			e.logf("worker %d finishes task %d", ev.w.ID, ev.taskID)
 			e.pool.TaskDone(e.now, ev.w)
-		} else if e.pool.TimedWaitExpired(e.now, ev.w) {
-			e.logf("worker %d keepAlive expired", ev.w.ID)
+		case 1:
+			if e.pool.TimedWaitExpired(e.now, ev.w) {
+				e.logf("worker %d keepAlive expired", ev.w.ID)
+			}
+		case 2:
+			e.res.TimerFired(e.now, ev.id)
+		case 3:
+			e.res.WaitExpired(e.now, Borrower(ev.id))
 		}
-		e.pool.CheckInvariants()
+		if e.pool != nil {
+			e.pool.CheckInvariants()
+		}
+		if e.res != nil {
+			e.res.CheckInvariants()
+		}
 	}
 	e.now = target
 }
