@@ -105,10 +105,27 @@ func ParseBytes(s string) (int64, error) {
 	return v * mult, nil
 }
 
+// serviceForm decodes a workload's or a phase's service into ph: a law, a
+// split into CPU and blocking parts, or steps.
+func (d *decoder) serviceForm(n *yaml.Node, path, dir string, ph *workloads.Phase) error {
+	if n.Kind == yaml.MappingNode && has(n, "steps") {
+		return d.mapping(n, path, []field{{"steps", func(n *yaml.Node, p string) (err error) {
+			ph.Steps, err = d.steps(n, p, dir)
+			return
+		}}})
+	}
+	var err error
+	ph.Service, ph.Split, err = d.serviceOrSplit(n, path, dir)
+	return err
+}
+
 // serviceOrSplit decodes a service block: a law ({dist: ...}) or a split
 // into a CPU part and a blocking part ({cpu: {...}, blocking: {...},
 // slices: k}). Exactly one of the results is set.
 func (d *decoder) serviceOrSplit(n *yaml.Node, path, dir string) (workloads.ServiceSpec, *workloads.ServiceSplit, error) {
+	if n.Kind == yaml.MappingNode && has(n, "steps") {
+		return workloads.ServiceSpec{}, nil, d.errAt(child(n, "steps"), join(path, "steps"), "steps are the service of workload tasks", "workload.service or a phase's service")
+	}
 	if n.Kind != yaml.MappingNode || !(has(n, "cpu") || has(n, "blocking") || has(n, "slices")) {
 		s, err := d.service(n, path, dir)
 		return s, nil, err

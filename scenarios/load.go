@@ -215,6 +215,7 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 			return
 		}},
 		{"pool", func(n *yaml.Node, p string) error { poolNode = n; return d.pool(n, p, sc, &pn) }},
+		{"resources", func(n *yaml.Node, p string) error { return d.resources(n, p, sc) }},
 		{"workload", func(n *yaml.Node, p string) error {
 			phasesSeen = true
 			return d.workload(n, p, sc, dir)
@@ -247,6 +248,9 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 		return err
 	}
 	if err := d.checkPeriodic(root, sc); err != nil {
+		return err
+	}
+	if err := d.checkResources(root, sc); err != nil {
 		return err
 	}
 	return d.checkEvents(root, sc)

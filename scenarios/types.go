@@ -31,6 +31,9 @@ type Scenario struct {
 	Limits    Limits
 	// Host is the machine: thread costs and an optional CPU limit.
 	Host Host
+	// Resources are what tasks hold for part of their service
+	// (connection pools, semaphore bulkheads), in file order.
+	Resources []Resource
 	// Text is the scenario file's text, as given; Sets are the --set
 	// overrides applied to it, in order. Parse(Text, Path, Sets) loads the
 	// same scenario again; Listing and EditedText render it for reports.

@@ -39,10 +39,9 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 			return nil
 		}},
 		{"arrivals", func(n *yaml.Node, p string) (err error) { topArr = n; top.Arrivals, err = d.arrivals(n, p); return }},
-		{"service", func(n *yaml.Node, p string) (err error) {
+		{"service", func(n *yaml.Node, p string) error {
 			topSvc = n
-			top.Service, top.Split, err = d.serviceOrSplit(n, p, dir)
-			return
+			return d.serviceForm(n, p, dir, &top)
 		}},
 		{"priority", func(n *yaml.Node, p string) (err error) { topPri = n; top.Priority, err = d.priority(n, p); return }},
 		{"trace", func(n *yaml.Node, p string) error {
@@ -199,10 +198,9 @@ func (d *decoder) phase(n *yaml.Node, path, dir string, last bool) (workloads.Ph
 			return
 		}},
 		{"arrivals", func(n *yaml.Node, p string) (err error) { arr = n; ph.Arrivals, err = d.arrivals(n, p); return }},
-		{"service", func(n *yaml.Node, p string) (err error) {
+		{"service", func(n *yaml.Node, p string) error {
 			svc = n
-			ph.Service, ph.Split, err = d.serviceOrSplit(n, p, dir)
-			return
+			return d.serviceForm(n, p, dir, &ph)
 		}},
 		{"priority", func(n *yaml.Node, p string) (err error) { ph.Priority, err = d.priority(n, p); return }},
 	})

@@ -20,6 +20,9 @@ import (
 type decoder struct {
 	file      string
 	overrides map[*yaml.Node]string // nodes set by --set, and the flag that set them
+	// resources are the names in the resources block, decoded before the
+	// workload so that a hold step's resource is checked where it is written.
+	resourceNames []string
 }
 
 // errAt returns an input error at node n (or at the --set flag that made it).

@@ -72,7 +72,11 @@ type Phase struct {
 	Service  ServiceSpec
 	// Split, when set, replaces Service: each task has a CPU part and a
 	// blocking part (see ServiceSplit).
-	Split    *ServiceSplit
+	Split *ServiceSplit
+	// Steps, when set, replaces Service: each task runs these steps in
+	// order, computing or holding a resource (see Step); its Service is
+	// their total time.
+	Steps    []Step
 	Priority PrioritySpec
 }
 
@@ -136,6 +140,7 @@ func New(spec Spec, seed uint64) (Source, error) {
 	}
 	service := NewStream(seed, StreamService)
 	cpu := NewStream(seed, StreamCPU)
+	stepStreams := map[string]rand.Source{}
 	var start time.Duration
 	for i, ph := range spec.Phases {
 		if ph.Duration < 0 {
@@ -152,7 +157,17 @@ func New(spec Spec, seed uint64) (Source, error) {
 			return nil, &ParamError{fmt.Sprintf("phases[%d].priority.max", i), fmt.Sprintf("%d < min %d", ph.Priority.Max, ph.Priority.Min), "min <= max"}
 		}
 		st := phaseState{Phase: ph, process: processOf(ph.Arrivals.Process)}
-		if ph.Split != nil {
+		if ph.Steps != nil {
+			laws, err := newStepLaws(ph.Steps, seed, stepStreams)
+			if err != nil {
+				if pe, ok := err.(*ParamError); ok {
+					pe.Field = fmt.Sprintf("phases[%d].service.%s", i, pe.Field)
+				}
+				return nil, err
+			}
+			st.steps, st.dist = laws, stepsDist{laws}
+			s.hasSteps = true
+		} else if ph.Split != nil {
 			sp, err := newSplit(*ph.Split, cpu, service, &s.last)
 			if err != nil {
 				if pe, ok := err.(*ParamError); ok {
@@ -220,6 +235,7 @@ type phaseState struct {
 	process    process      // Arrivals.Process, decoded once
 	dist       Distribution // the service law (a split law: a *splitDist)
 	split      bool
+	steps      *stepLaws // Steps' laws (nil: dist)
 }
 
 // process is an arrival process, decoded from its name once per phase
@@ -257,6 +273,9 @@ type phaseSource struct {
 
 	last   Split // the split of the last arrival drawn from a split law
 	splits bool  // some phase has a split law
+
+	lastSteps []DrawnStep // the steps of the last arrival (nil: none)
+	hasSteps  bool        // some phase has steps
 
 	t       time.Duration // last arrival time (or the phase start)
 	k       int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
@@ -383,7 +402,14 @@ func (s *phaseSource) Next() (Arrival, bool) {
 			continue
 		}
 		s.t = t
-		a := Arrival{At: t, Service: ph.dist.Sample()}
+		a := Arrival{At: t}
+		if ph.steps != nil {
+			a.Service = ph.steps.draw()
+			s.lastSteps = ph.steps.drawn
+		} else {
+			a.Service = ph.dist.Sample()
+			s.lastSteps = nil
+		}
 		if s.failure > 0 {
 			a.Fails = s.failures.Float64() < s.failure
 		}
@@ -396,6 +422,12 @@ func (s *phaseSource) Next() (Arrival, bool) {
 	}
 	return Arrival{}, false
 }
+
+// HasSteps reports whether some phase's tasks run steps.
+func (s *phaseSource) HasSteps() bool { return s.hasSteps }
+
+// LastSteps returns the steps of the last arrival (nil: a plain service).
+func (s *phaseSource) LastSteps() []DrawnStep { return s.lastSteps }
 
 // HasSplits reports whether some phase has a split service law.
 func (s *phaseSource) HasSplits() bool { return s.splits }

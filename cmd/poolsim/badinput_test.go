@@ -44,7 +44,7 @@ var badInputs = []badInput{
 	// --- unknown keys, with a suggestion ---
 	// A misspelt top-level key.
 	{"unknown top key", []string{"run", bad + "unknown-top-key.yaml"}, 2,
-		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, limits, name, pool, sample, seed, snapshots, version, warmup, workload)`},
+		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, limits, name, pool, resources, sample, seed, snapshots, version, warmup, workload)`},
 	// A misspelt key inside pool.queue.
 	{"unknown queue key", []string{"run", bad + "unknown-queue-key.yaml"}, 2,
 		`testdata/bad/unknown-queue-key.yaml:4:24: pool.queue.capacty: unknown key "capacty"; did you mean "capacity"? (keys: capacity, fair, handOff, type)`},
