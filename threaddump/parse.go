@@ -85,9 +85,15 @@ func ParseAll(r io.Reader, name string) ([]*Dump, error) {
 		}
 		dumps = []*Dump{d}
 	} else {
+		if err := refuseForeign(name, text); err != nil {
+			return nil, err
+		}
 		text, prefixed := stripLinePrefix(text)
 		p := &textParser{name: name}
 		if dumps, err = p.run(text); err != nil {
+			if ferr := findForeign(name, text, foreignAfter); ferr != nil {
+				return nil, ferr
+			}
 			return nil, err
 		}
 		if prefixed > 0 {
@@ -271,6 +277,7 @@ type textParser struct {
 
 	// per current dump
 	sawHeader, sawTrailer bool
+	visualVM              bool // "name" - Thread t@N headers: no trailer is printed
 	skipped, firstSkipped int
 	cutLine               int // the line of the thread the file ends in (truncation note)
 	cutName               string
@@ -378,6 +385,14 @@ func (p *textParser) line(n int, raw string) {
 		p.openThread(n, t)
 		return
 	}
+	if t, ok := parseVisualVMHeader(s); ok {
+		if p.cur == nil || p.cur.Form != FormHotSpot {
+			p.openDump(n, FormHotSpot)
+		}
+		p.visualVM = true
+		p.openThread(n, t)
+		return
+	}
 	if t, ok := parseTextHeader(s); ok {
 		if p.cur == nil || p.cur.Form != FormText {
 			p.openDump(n, FormText)
@@ -410,6 +425,11 @@ func (p *textParser) body(s, raw string) bool {
 		switch {
 		case strings.HasPrefix(s, "java.lang.Thread.State:"):
 			t.State, t.StateDetail = parseStateLine(s)
+			return true
+		case t.State != "" && len(t.Frames) == 0 && (strings.HasPrefix(s, "on ") || (strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")"))):
+			// IntelliJ IDEA prints the state's object, or "(in native)", on
+			// the line after the state.
+			t.StateDetail = strings.TrimSpace(strings.TrimSpace(t.StateDetail + " " + s))
 			return true
 		case strings.HasPrefix(s, "Carrying virtual thread #"):
 			t.CarryingVirtual, _ = strconv.ParseInt(strings.TrimPrefix(s, "Carrying virtual thread #"), 10, 64)
@@ -446,6 +466,16 @@ func (p *textParser) body(s, raw string) bool {
 		if s == "Locked ownable synchronizers:" {
 			p.sec = secSync
 			return true
+		}
+		// A frame after a blank line still belongs to the thread: IntelliJ
+		// IDEA's dumps put blank lines inside a thread's text, and no other
+		// owner of an "at" line exists.
+		if strings.HasPrefix(s, "at ") && p.cur.Form == FormHotSpot {
+			if f, ok := parseFrame(strings.TrimSpace(s[3:])); ok {
+				t.Frames = append(t.Frames, f)
+				p.sec, p.ended = secThread, false
+				return true
+			}
 		}
 	case secSync:
 		if strings.HasPrefix(s, "- ") {
@@ -505,7 +535,7 @@ func (p *textParser) openDump(n int, f Form) {
 	p.cur, p.last = d, d
 	p.dumps = append(p.dumps, d)
 	p.sec = secDump
-	p.sawHeader, p.sawTrailer = false, false
+	p.sawHeader, p.sawTrailer, p.visualVM = false, false, false
 	p.skipped, p.firstSkipped, p.cutLine, p.cutName = 0, 0, 0, ""
 }
 
@@ -540,7 +570,7 @@ func (p *textParser) closeDump() {
 	}
 	p.cur = nil
 	p.sec = secOutside
-	if d.Form == FormHotSpot && p.sawHeader && !p.sawTrailer {
+	if d.Form == FormHotSpot && p.sawHeader && !p.sawTrailer && !p.visualVM {
 		d.Truncated = true
 	}
 	finishDump(d)
@@ -553,6 +583,9 @@ func (p *textParser) closeDump() {
 	}
 	if d.Form == FormHotSpot && !p.sawHeader {
 		notes = append(notes, "no \"Full thread dump\" line: the text looks like part of a dump")
+	}
+	if p.visualVM {
+		notes = append(notes, "VisualVM's thread dump form (\"name\" - Thread t@N): complete without a \"JNI global refs\" line")
 	}
 	d.Notes = append(notes, d.Notes...)
 	if p.skipped > 0 {
@@ -686,6 +719,10 @@ func parseStateLine(s string) (state, detail string) {
 	if i := strings.IndexByte(rest, '('); i >= 0 {
 		detail = strings.TrimSuffix(strings.TrimSpace(rest[i+1:]), ")")
 		rest = rest[:i]
+	}
+	// VisualVM and IntelliJ IDEA: "WAITING on java.util.TaskQueue@7311acb7".
+	if f := strings.Fields(rest); len(f) > 1 && isState(f[0]) {
+		return f[0], strings.TrimSpace(strings.Join(f[1:], " ") + " " + detail)
 	}
 	return strings.TrimSpace(rest), detail
 }
