@@ -15,6 +15,7 @@ import (
 //   - "…[T#3]" (Elasticsearch) and "…(3)…" closing brackets: the number
 //     inside them;
 //   - "… @coroutine#12" (kotlinx.coroutines' debug suffix): dropped;
+//   - "(pid N)" (the JDK's process reaper) is a process id;
 //   - a trailing IPv4 address, version or host:port ("RMI TCP
 //     Connection(3)-10.0.0.1", "…-1.2.3", "OkHttp https://h:8443") is no
 //     worker number: RMI's connection number inside the parentheses is.
@@ -32,6 +33,12 @@ func splitNumber(name string) (prefix string, num int, ok bool) {
 			return splitTrailing(rest[:len(rest)-1])
 		}
 		return "", -1, false
+	}
+	if strings.HasSuffix(name, ")") {
+		// "process reaper (pid 93601)": a process id, not a worker number.
+		if open := strings.LastIndexByte(name, '('); open >= 0 && strings.HasPrefix(name[open+1:], "pid ") {
+			return "", -1, false
+		}
 	}
 	if strings.HasSuffix(name, "]") || strings.HasSuffix(name, ")") {
 		return splitTrailing(name[:len(name)-1])

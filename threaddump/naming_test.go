@@ -55,8 +55,10 @@ func TestSplitNumber(t *testing.T) {
 		// Addresses, versions and ports are not worker numbers
 		{"RMI TCP Connection(3)-10.0.0.1", "RMI TCP Connection(", 3, true}, // the connection number, not the last octet
 		{"RMI TCP Connection(idle)", "", -1, false},
-		{"OkHttp https://example.org:8443", "", -1, false}, // a port
-		{"agent-1.2.3", "", -1, false},                     // a version
+		{"process reaper (pid 93601)", "", -1, false},                // JDK's reaper names the child's pid
+		{"ajp-/127.0.0.1:8009-12", "ajp-/127.0.0.1:8009-", 12, true}, // JBoss Web / Tomcat 6 AJP worker
+		{"OkHttp https://example.org:8443", "", -1, false},           // a port
+		{"agent-1.2.3", "", -1, false},                               // a version
 		// Edge cases
 		{"Worker7", "Worker", 7, true},                // no separator
 		{"main", "", -1, false},                       // no number
