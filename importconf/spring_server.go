@@ -69,6 +69,9 @@ func (b *binder) chooseServer() (string, []Warning) {
 		}
 	}
 	_, tomcat := keys["tomcat"]
+	if len(others) == 0 {
+		b.s.Notes = append(b.s.Notes, "no pom.xml or build.gradle beside the file and no other server's keys: the embedded server is taken to be Tomcat, Spring Boot's default")
+	}
 	if len(others) == 1 && !tomcat {
 		e := keys[others[0]]
 		return others[0], []Warning{{File: e.file, Line: e.line, Key: e.key,
