@@ -65,19 +65,11 @@ func isThreadInfoHeader(s string) bool {
 // findForeign returns the refusal for the first line of text that one of
 // kinds recognises, or nil.
 func findForeign(name, text string, kinds []foreignKind) error {
-	n := 0
-	for len(text) > 0 {
-		n++
-		var line string
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			line, text = text, ""
-		}
+	for i, line := range strings.Split(text, "\n") {
 		s := strings.TrimSpace(line)
 		for _, k := range kinds {
 			if k.is(s) {
-				return inputerr.New(name, n, 1, "", k.what, remedy)
+				return inputerr.New(name, i+1, 1, "", k.what, remedy)
 			}
 		}
 	}
