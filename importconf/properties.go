@@ -277,3 +277,25 @@ func itoa(i int) string {
 	}
 	return string(buf[n:])
 }
+
+// ReadProperties reads a Java .properties file (catalina.properties, a
+// file of system properties) into a map, for Options.Properties: the
+// values of ${name} placeholders. A later key wins, as in
+// java.util.Properties.
+func ReadProperties(path string) (map[string]string, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := parseProperties(path, data)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, d := range docs {
+		for _, p := range d.props {
+			m[p.key] = p.value
+		}
+	}
+	return m, nil
+}

@@ -16,11 +16,26 @@ import (
 
 // Sources of the Tomcat defaults. Every value was read from the Debian
 // libtomcat10-java 10.1.52 bytecode (javap -c) and agrees with the Tomcat
-// 10.1 documentation (webapps/docs/config/http.xml and executor.xml).
-const (
-	srcEndpoint = "Tomcat 10.1 AbstractEndpoint (docs config/http.xml)"
-	srcExecutor = "Tomcat 10.1 StandardThreadExecutor (docs config/executor.xml)"
-)
+// 10.1 documentation (webapps/docs/config/http.xml and executor.xml); the
+// same defaults hold in Tomcat 9.0 and 11.0 (their docs). The label names
+// the version the user gave, or says that a 10.1 was assumed.
+func (r *xmlReader) srcEndpoint() string {
+	return r.versionLabel() + " AbstractEndpoint (docs config/http.xml)"
+}
+
+func (r *xmlReader) srcExecutor() string {
+	return r.versionLabel() + " StandardThreadExecutor (docs config/executor.xml)"
+}
+
+func (r *xmlReader) versionLabel() string {
+	if r.tomcatKnown {
+		return "Tomcat " + strings.TrimSpace(r.opts.TomcatVersion)
+	}
+	return "Tomcat 10.1 (assumed: no --tomcat-version)"
+}
+
+// remedyTomcat is how the user settles a version-dependent fact.
+const remedyTomcat = "give --tomcat-version, e.g. 9.0.85"
 
 // xmlAttr is an attribute with the position of its name.
 type xmlAttr struct {
@@ -130,7 +145,11 @@ func ParseServerXML(name string, data []byte, opts Options) (*Settings, error) {
 	s := &Settings{File: name, Format: FormatServerXML, Files: []string{name}}
 	tomcatVer, verKnown := parseVersion(opts.TomcatVersion)
 	if opts.TomcatVersion != "" && !verKnown {
-		return nil, fmt.Errorf("importconf: TomcatVersion %q: not a version (want e.g. 10.1.52)", opts.TomcatVersion)
+		return nil, inputerr.New(name, 0, 0, "", fmt.Sprintf("Tomcat version %q: not a version", opts.TomcatVersion), "e.g. 10.1.52 or 9.0.85")
+	}
+	if verKnown && !versionAtLeast(tomcatVer, [3]int{9, 0, 0}) {
+		s.Warnings = append(s.Warnings, Warning{File: name, Msg: fmt.Sprintf("Tomcat %s is older than the versions poolsim's defaults were checked against (9.0 to 11.0): Tomcat 9.0's defaults and rules are used", opts.TomcatVersion) +
+			map[bool]string{true: "; Tomcat 7 runs HTTP/1.1 on the BIO connector (threads http-bio-PORT-exec-N, maxConnections = maxThreads)", false: "; Tomcat 8.5's NIO connector defaults maxConnections to 10000"}[tomcatVer[0] < 8]})
 	}
 	r := xmlReader{name: name, data: data, li: newLineIndex(data), opts: opts, tomcat: tomcatVer, tomcatKnown: verKnown, s: s}
 	if err := r.run(); err != nil {
@@ -229,6 +248,9 @@ func (r *xmlReader) run() error {
 					if p, ok := el.attr("pattern"); ok {
 						pat = p
 					}
+					if r.soft(pat, "the access log's pattern", &r.s.Notes) {
+						continue
+					}
 					v, err := r.resolve(pat)
 					if err != nil {
 						return err
@@ -283,16 +305,38 @@ func (r *xmlReader) element(t xml.StartElement, off, end int) (*xmlElem, error) 
 
 // resolve applies Tomcat's ${...} substitution to an attribute value.
 func (r *xmlReader) resolve(a xmlAttr) (string, error) {
-	v, missing := tomcatReplace(a.value, func(n string) (string, bool) {
+	v, missing := r.substitute(a)
+	if missing != "" {
+		return "", inputerr.New(r.name, a.line, a.col, a.name,
+			fmt.Sprintf("unresolved placeholder ${%s}", missing),
+			"give its value with -D "+missing+"=VALUE or --properties catalina.properties, or a default as ${"+missing+":-value}")
+	}
+	return v, nil
+}
+
+// substitute applies Tomcat's ${...} substitution; missing names the first
+// placeholder without a value ("" when none).
+func (r *xmlReader) substitute(a xmlAttr) (v, missing string) {
+	v, m := tomcatReplace(a.value, func(n string) (string, bool) {
 		v, ok := r.opts.Properties[n]
 		return v, ok
 	})
-	if len(missing) > 0 {
-		return "", inputerr.New(r.name, a.line, a.col, a.name,
-			fmt.Sprintf("unresolved placeholder ${%s}", clip(missing[0])),
-			"give its value in Options.Properties (a system property or catalina.properties entry), or a default as ${"+clip(missing[0])+":-value}")
+	if len(m) > 0 {
+		return v, clip(m[0])
 	}
-	return v, nil
+	return v, ""
+}
+
+// soft reports an attribute that does not change the pool (a port, an
+// address, an access-log pattern) whose placeholder has no value: it is
+// noted, not refused, and the caller leaves the value unknown.
+func (r *xmlReader) soft(a xmlAttr, what string, notes *[]string) bool {
+	if _, missing := r.substitute(a); missing != "" {
+		*notes = append(*notes, fmt.Sprintf("%s:%d: %s=%q: ${%s} has no value, so %s is unknown; the pool's numbers do not depend on it (-D %s=VALUE or --properties catalina.properties gives it)",
+			r.name, a.line, a.name, a.value, missing, what, missing))
+		return true
+	}
+	return false
 }
 
 func (r *xmlReader) origin(a xmlAttr, v string) Origin {
@@ -385,16 +429,17 @@ func (r *xmlReader) executor(el *xmlElem) error {
 	}
 	var keepMS int
 	var maxThreads, minSpare int
-	if err := r.intSetting(&p, el, "maxThreads", &maxThreads, 200, srcExecutor); err != nil {
+	src := r.srcExecutor()
+	if err := r.intSetting(&p, el, "maxThreads", &maxThreads, 200, src); err != nil {
 		return err
 	}
-	if err := r.intSetting(&p, el, "minSpareThreads", &minSpare, 25, srcExecutor); err != nil {
+	if err := r.intSetting(&p, el, "minSpareThreads", &minSpare, 25, src); err != nil {
 		return err
 	}
-	if err := r.intSetting(&p, el, "maxIdleTime", &keepMS, 60000, srcExecutor); err != nil {
+	if err := r.intSetting(&p, el, "maxIdleTime", &keepMS, 60000, src); err != nil {
 		return err
 	}
-	if err := r.intSetting(&p, el, "maxQueueSize", &p.MaxQueueSize, Unbounded, srcExecutor); err != nil {
+	if err := r.intSetting(&p, el, "maxQueueSize", &p.MaxQueueSize, Unbounded, src); err != nil {
 		return err
 	}
 	p.Max, p.Core = maxThreads, minSpare
@@ -408,7 +453,7 @@ func (r *xmlReader) executor(el *xmlElem) error {
 		p.Found = append(p.Found, o)
 	} else {
 		p.ThreadNamePrefix = "tomcat-exec-"
-		p.Defaulted = append(p.Defaulted, Default{Key: "namePrefix", Value: "tomcat-exec-", Reason: srcExecutor})
+		p.Defaulted = append(p.Defaulted, Default{Key: "namePrefix", Value: "tomcat-exec-", Reason: src})
 	}
 	if a, ok := el.attr("prestartminSpareThreads"); ok {
 		v, _ := r.resolve(a)
@@ -418,6 +463,11 @@ func (r *xmlReader) executor(el *xmlElem) error {
 			p.Notes = append(p.Notes, "Tomcat before 10.1 prestarts an Executor's minSpareThreads only with prestartminSpareThreads=\"true\" (default false); unverified for late 9.0.x releases, whose pool constructor may prestart anyway")
 		} else {
 			p.Ignored = append(p.Ignored, Ignored{Origin: r.origin(a, v), Reason: "Tomcat 10.1 has no prestartminSpareThreads (StandardThreadExecutor 10.1.52); its pool constructor prestarts minSpareThreads anyway (R65)"})
+			if !r.tomcatKnown && !javaBool(v) {
+				p.Warnings = append(p.Warnings, Warning{File: r.name, Line: a.line, Key: a.name,
+					Msg:    "ignored, as Tomcat 10.1 and later ignore it (assumed: no version given): all minSpareThreads start at once; on Tomcat 9 and earlier they would not be prestarted",
+					Remedy: remedyTomcat})
+			}
 		}
 	} else {
 		if r.tomcatKnown && !versionAtLeast(r.tomcat, [3]int{10, 1, 0}) {

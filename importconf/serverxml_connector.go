@@ -70,17 +70,25 @@ func (r *xmlReader) connector(el *xmlElem) error {
 	if err != nil {
 		return err
 	}
-	port, portO, portOK, err := r.intAttr(el, "port")
-	if err != nil {
+	var port int
+	var portO Origin
+	portOK, portUnknown := false, ""
+	if a, ok := el.attr("port"); ok && r.soft(a, "the connector's name (and its threads' name prefix)", &notes) {
+		portUnknown = a.value
+	} else if port, portO, portOK, err = r.intAttr(el, "port"); err != nil {
 		return err
 	}
-	if !portOK {
+	if !portOK && portUnknown == "" {
 		port = -1
 		notes = append(notes, "no port attribute: Tomcat uses -1")
 	}
 	name, portStr, err := r.connectorName(el, prefix, id, port, info.ajp, &notes)
 	if err != nil {
 		return err
+	}
+	if portUnknown != "" && id == "" {
+		name = strings.TrimSuffix(name, portStr) + portUnknown
+		portStr = portUnknown
 	}
 
 	conn := Connector{Name: name, Port: portStr, Protocol: protocol, Pool: -1, File: r.name, Line: el.line}
@@ -171,7 +179,9 @@ func (r *xmlReader) connectorName(el *xmlElem, prefix, id string, port int, ajp 
 	if id != "" {
 		name += id
 	} else {
-		if a, ok := el.attr("address"); ok {
+		if a, ok := el.attr("address"); ok && r.soft(a, "the connector's name (and its threads' name prefix)", notes) {
+			name += a.value + "-"
+		} else if ok {
 			v, err := r.resolve(a)
 			if err != nil {
 				return "", "", err
@@ -214,7 +224,7 @@ func (r *xmlReader) connectionLimits(el *xmlElem, lim *connLimits) error {
 		lim.accept = n
 		lim.found = append(lim.found, o)
 	} else {
-		lim.defaults = append(lim.defaults, Default{Key: "acceptCount", Value: "100", Reason: srcEndpoint})
+		lim.defaults = append(lim.defaults, Default{Key: "acceptCount", Value: "100", Reason: r.srcEndpoint()})
 	}
 	if n, o, ok, err := r.intAttr(el, "maxConnections"); err != nil {
 		return err
@@ -222,7 +232,7 @@ func (r *xmlReader) connectionLimits(el *xmlElem, lim *connLimits) error {
 		lim.maxConn = n
 		lim.found = append(lim.found, o)
 	} else {
-		lim.defaults = append(lim.defaults, Default{Key: "maxConnections", Value: "8192", Reason: srcEndpoint + "; NIO/NIO2 (APR in Tomcat 9: 8192 as well)"})
+		lim.defaults = append(lim.defaults, Default{Key: "maxConnections", Value: "8192", Reason: r.srcEndpoint() + "; NIO/NIO2 (APR in Tomcat 9: 8192 as well)"})
 	}
 	return nil
 }
@@ -264,16 +274,16 @@ func (r *xmlReader) ownPool(el *xmlElem, conn Connector, known bool, lim connLim
 	p.Found = append(p.Found, lim.found...)
 	p.Defaulted = append(p.Defaulted, lim.defaults...)
 	var maxThreads, minSpare, keepMS int
-	if err := r.intSetting(&p, el, "maxThreads", &maxThreads, 200, srcEndpoint); err != nil {
+	if err := r.intSetting(&p, el, "maxThreads", &maxThreads, 200, r.srcEndpoint()); err != nil {
 		return err
 	}
-	if err := r.intSetting(&p, el, "minSpareThreads", &minSpare, 10, srcEndpoint); err != nil {
+	if err := r.intSetting(&p, el, "minSpareThreads", &minSpare, 10, r.srcEndpoint()); err != nil {
 		return err
 	}
 	if err := r.idleSetting(&p, el, &keepMS); err != nil {
 		return err
 	}
-	if err := r.intSetting(&p, el, "maxQueueSize", &p.MaxQueueSize, Unbounded, srcEndpoint); err != nil {
+	if err := r.intSetting(&p, el, "maxQueueSize", &p.MaxQueueSize, Unbounded, r.srcEndpoint()); err != nil {
 		return err
 	}
 	p.Max = maxThreads
@@ -318,7 +328,9 @@ func (r *xmlReader) idleSetting(p *Pool, el *xmlElem, keepMS *int) error {
 		*keepMS = n
 		p.Found = append(p.Found, o)
 		if !r.tomcatKnown {
-			p.Notes = append(p.Notes, "threadsMaxIdleTime exists from Tomcat 9.0.88 and 10.1.20; older versions ignore it and use 60 s")
+			p.Warnings = append(p.Warnings, Warning{File: r.name, Line: o.Line, Key: o.Key,
+				Msg:    "read as a current Tomcat reads it (assumed: no version given); Tomcat before 9.0.88 / 10.1.20 ignores threadsMaxIdleTime and keeps idle threads 60 s",
+				Remedy: remedyTomcat})
 		}
 	case ok:
 		*keepMS = 60000
@@ -326,7 +338,7 @@ func (r *xmlReader) idleSetting(p *Pool, el *xmlElem, keepMS *int) error {
 		p.Defaulted = append(p.Defaulted, Default{Key: "threadsMaxIdleTime", Value: "60000", Reason: "fixed 60 s in AbstractEndpoint.createExecutor before 9.0.88 / 10.1.20 (R73)"})
 	default:
 		*keepMS = 60000
-		p.Defaulted = append(p.Defaulted, Default{Key: "threadsMaxIdleTime", Value: "60000", Reason: srcEndpoint})
+		p.Defaulted = append(p.Defaulted, Default{Key: "threadsMaxIdleTime", Value: "60000", Reason: r.srcEndpoint()})
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package importconf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,7 +10,18 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/poolsim/poolsim/internal/inputerr"
 )
+
+// errText is an os error without the path the message already names.
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
 
 // Kind says which implementation a Pool is.
 type Kind string
@@ -23,7 +35,47 @@ const (
 	// KindSpringTask is Spring Boot's auto-configured ThreadPoolTaskExecutor
 	// (bean "applicationTaskExecutor", spring.task.execution.*, P2).
 	KindSpringTask Kind = "spring-task"
+	// KindJetty is Spring Boot's embedded Jetty QueuedThreadPool
+	// (server.jetty.threads.*, R100–R108).
+	KindJetty Kind = "jetty"
+	// KindUndertow is Spring Boot's embedded Undertow worker pool
+	// (server.undertow.threads.*): read, but not modelled (Pool.Unsupported).
+	KindUndertow Kind = "undertow"
+	// KindNetty is Spring WebFlux's Reactor Netty server: event loops, not
+	// a pool of request threads (Pool.Unsupported).
+	KindNetty Kind = "netty"
 )
+
+// Warning is a finding that changes the meaning of the answer: another
+// embedded server configured, a key the assumed version ignores, defaults
+// assumed for a version that was not given. A CLI prints warnings before
+// the answer, and can make them errors (poolsim's --strict).
+type Warning struct {
+	File string
+	Line int // 0 when the warning is about the file as a whole
+	Key  string
+	Msg  string
+	// Remedy names what the user can give to settle it: a command-line
+	// flag or a file, never a Go identifier.
+	Remedy string
+}
+
+func (w Warning) String() string {
+	var b strings.Builder
+	b.WriteString(w.File)
+	if w.Line > 0 {
+		fmt.Fprintf(&b, ":%d", w.Line)
+	}
+	b.WriteString(": ")
+	if w.Key != "" {
+		b.WriteString(w.Key + ": ")
+	}
+	b.WriteString(w.Msg)
+	if w.Remedy != "" {
+		b.WriteString(" (" + w.Remedy + ")")
+	}
+	return b.String()
+}
 
 // Format is the kind of file a Settings value was read from.
 type Format string
@@ -94,6 +146,10 @@ type Pool struct {
 	// VirtualThreads is true when the configuration replaces the pool by a
 	// virtual-thread-per-task executor: the pool numbers then have no effect.
 	VirtualThreads bool
+	// Unsupported, when not empty, says why poolsim cannot simulate this
+	// pool (Undertow's XNIO workers, Reactor Netty's event loops, a bounded
+	// Jetty queue): a CLI refuses it with that reason.
+	Unsupported string
 	// UsedBy lists, for an <Executor>, the names of the Connectors using it.
 	UsedBy []string
 
@@ -104,6 +160,8 @@ type Pool struct {
 	Defaulted []Default
 	Ignored   []Ignored
 	Notes     []string
+	// Warnings change the meaning of this pool's numbers (see Warning).
+	Warnings []Warning
 }
 
 // Connector is a Tomcat connector (from server.xml, or Spring Boot's embedded
@@ -138,6 +196,11 @@ type Settings struct {
 	// application-{profile} siblings).
 	Files []string
 	Notes []string
+	// Warnings change the meaning of every pool's numbers (see Warning).
+	Warnings []Warning
+	// Build is what a pom.xml or build.gradle beside a Spring file says
+	// (Spring Boot version, embedded server); zero when none was read.
+	Build Build
 }
 
 // Options tune how files are read.
@@ -164,6 +227,10 @@ type Options struct {
 	// application-{profile}.properties/.yml files Spring Boot would read
 	// next to a Spring file.
 	NoProfileSiblings bool
+	// NoBuildFile stops Load from reading the pom.xml or build.gradle
+	// beside a Spring file (for the Spring Boot version and the embedded
+	// server, see FindBuild).
+	NoBuildFile bool
 }
 
 // maxFileSize bounds what importconf reads: configuration files are small,
@@ -187,7 +254,7 @@ func Load(path string, opts Options) (*Settings, error) {
 	case FormatYAML:
 		return loadSpring(path, data, FormatYAML, opts)
 	}
-	return nil, fmt.Errorf("importconf: reading %s: cannot tell the format: name it *.xml (Tomcat server.xml), *.properties or *.yml/*.yaml (Spring Boot)", path)
+	return nil, inputerr.New(path, 0, 0, "", "cannot tell the format", "name it *.xml (Tomcat server.xml), *.properties or *.yml/*.yaml (Spring Boot)")
 }
 
 // LoadServerXML reads a Tomcat server.xml.
@@ -222,16 +289,16 @@ func LoadSpringYAML(path string, opts Options) (*Settings, error) {
 func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("importconf: reading %s: %w", path, err)
+		return nil, &inputerr.Error{File: path, Msg: "cannot read the configuration: " + errText(err), Err: err}
 	}
 	defer f.Close()
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("importconf: reading %s: %w", path, err)
+		return nil, &inputerr.Error{File: path, Msg: "cannot read the configuration: " + errText(err), Err: err}
 	}
 	if n > maxFileSize {
-		return nil, fmt.Errorf("importconf: reading %s: larger than %d MiB: not a configuration file", path, maxFileSize>>20)
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("larger than %d MiB: not a configuration file", maxFileSize>>20), "a server.xml, application.properties or application.yml")
 	}
 	return buf.Bytes(), nil
 }

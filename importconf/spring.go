@@ -36,7 +36,7 @@ func loadSpring(path string, data []byte, format Format, opts Options) (*Setting
 					continue
 				}
 				if err != nil {
-					return nil, fmt.Errorf("importconf: reading %s: %w", sib, err)
+					return nil, &inputerr.Error{File: sib, Msg: "cannot read the profile's configuration: " + errText(err), Err: err}
 				}
 				f := FormatYAML
 				if ext == ".properties" {
@@ -52,7 +52,24 @@ func loadSpring(path string, data []byte, format Format, opts Options) (*Setting
 			}
 		}
 	}
-	s, err := bindSpring(path, format, sources, opts)
+	var build Build
+	if !opts.NoBuildFile {
+		if build, err = FindBuild(path); err != nil {
+			return nil, err
+		}
+		notes = append(notes, build.Notes...)
+		if v := build.SpringBootVersion; v != "" {
+			if _, ok := parseVersion(v); !ok {
+				notes = append(notes, fmt.Sprintf("%s names Spring Boot %q, not a version poolsim reads", build.File, v))
+			} else if opts.SpringBootVersion == "" {
+				opts.SpringBootVersion = v
+				notes = append(notes, fmt.Sprintf("Spring Boot %s, from %s", v, build.File))
+			} else if opts.SpringBootVersion != v {
+				notes = append(notes, fmt.Sprintf("Spring Boot %s as given, although %s names %s", opts.SpringBootVersion, build.File, v))
+			}
+		}
+	}
+	s, err := bindSpring(path, format, sources, opts, build)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +84,7 @@ func ParseProperties(name string, data []byte, opts Options) (*Settings, error) 
 	if err != nil {
 		return nil, err
 	}
-	return bindSpring(name, FormatProperties, []springSource{src}, opts)
+	return bindSpring(name, FormatProperties, []springSource{src}, opts, Build{})
 }
 
 // ParseSpringYAML reads Spring Boot YAML from data (a file named name)
@@ -77,7 +94,7 @@ func ParseSpringYAML(name string, data []byte, opts Options) (*Settings, error) 
 	if err != nil {
 		return nil, err
 	}
-	return bindSpring(name, FormatYAML, []springSource{src}, opts)
+	return bindSpring(name, FormatYAML, []springSource{src}, opts, Build{})
 }
 
 // springSource is one Spring file split into documents.
@@ -242,14 +259,14 @@ func activeProfiles(sources []springSource, opts Options) ([]string, []string) {
 }
 
 // bindSpring merges the active documents and reads the pool settings.
-func bindSpring(file string, format Format, sources []springSource, opts Options) (*Settings, error) {
+func bindSpring(file string, format Format, sources []springSource, opts Options, build Build) (*Settings, error) {
 	s := &Settings{File: file, Format: format}
 	active, notes := activeProfiles(sources, opts)
 	s.Profiles = active
 	s.Notes = append(s.Notes, notes...)
 	boot, bootKnown := parseVersion(opts.SpringBootVersion)
 	if opts.SpringBootVersion != "" && !bootKnown {
-		return nil, fmt.Errorf("importconf: SpringBootVersion %q: not a version (want e.g. 3.3.1)", opts.SpringBootVersion)
+		return nil, inputerr.New(file, 0, 0, "", fmt.Sprintf("Spring Boot version %q: not a version", opts.SpringBootVersion), "e.g. 3.3.1 or 2.7.18")
 	}
 
 	merged := map[string]entry{}
@@ -279,7 +296,8 @@ func bindSpring(file string, format Format, sources []springSource, opts Options
 		}
 	}
 
-	b := binder{s: s, merged: merged, opts: opts, boot: boot, bootKnown: bootKnown}
+	b := binder{s: s, merged: merged, opts: opts, boot: boot, bootKnown: bootKnown, build: build}
+	s.Build = build
 	if err := b.bind(); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ type binder struct {
 	opts      Options
 	boot      [3]int
 	bootKnown bool
+	build     Build
 }
 
 // lookup serves placeholders: Options.Properties first (like system
@@ -57,7 +58,7 @@ func (b *binder) get(key string) (entry, bool, error) {
 	if len(missing) > 0 {
 		return e, true, inputerr.New(e.file, e.line, e.col, e.key,
 			fmt.Sprintf("unresolved placeholder ${%s}", clip(missing[0])),
-			"give its value in Options.Properties, or a default as ${"+clip(missing[0])+":value}")
+			"give its value with -D "+clip(missing[0])+"=VALUE or --properties FILE, or a default in the file as ${"+clip(missing[0])+":value}")
 	}
 	e.value = v
 	return e, true, nil
@@ -89,15 +90,29 @@ func (b *binder) intKey(key string) (entry, int, bool, error) {
 // bind reads the two pools Spring Boot configures, the connector that uses
 // the first, and the access log's pattern.
 func (b *binder) bind() error {
-	tomcat, port, err := b.bindTomcat()
+	server, warnings := b.chooseServer()
+	var web Pool
+	port := ""
+	var err error
+	switch server {
+	case "jetty":
+		web, err = b.bindJetty()
+	case "undertow":
+		web, err = b.bindUndertow()
+	case "netty":
+		web = b.nettyPool()
+	default:
+		web, port, err = b.bindTomcat()
+	}
 	if err != nil {
 		return err
 	}
+	web.Warnings = append(warnings, web.Warnings...)
 	task, err := b.bindTask()
 	if err != nil {
 		return err
 	}
-	for _, p := range []*Pool{&tomcat, &task} {
+	for _, p := range []*Pool{&web, &task} {
 		for _, o := range p.Found {
 			if o.File == b.s.File {
 				p.Line = o.Line
@@ -105,26 +120,17 @@ func (b *binder) bind() error {
 			}
 		}
 	}
-	b.s.Pools = append(b.s.Pools, tomcat, task)
-	b.s.Connectors = append(b.s.Connectors, Connector{
-		Name: tomcat.Name, Port: port, Protocol: "HTTP/1.1", Pool: 0, File: b.s.File,
-		AcceptCount: tomcat.AcceptCount, MaxConnections: tomcat.MaxConnections,
-	})
-	if tomcat.VirtualThreads {
-		b.s.Connectors[0].Pool = -1
-	}
-	if err := b.bindAccessLog(); err != nil {
-		return err
-	}
-	for c, e := range b.merged {
-		for _, other := range []string{"server.jetty.", "server.undertow.", "server.netty."} {
-			if strings.HasPrefix(c, other) {
-				b.s.Notes = append(b.s.Notes, fmt.Sprintf("%s:%d: %s configures another embedded server; which one runs depends on the classpath, and importconf assumes Tomcat", e.file, e.line, e.key))
-				return nil
-			}
+	b.s.Pools = append(b.s.Pools, web, task)
+	if server == "tomcat" {
+		b.s.Connectors = append(b.s.Connectors, Connector{
+			Name: web.Name, Port: port, Protocol: "HTTP/1.1", Pool: 0, File: b.s.File,
+			AcceptCount: web.AcceptCount, MaxConnections: web.MaxConnections,
+		})
+		if web.VirtualThreads {
+			b.s.Connectors[0].Pool = -1
 		}
 	}
-	return nil
+	return b.bindAccessLog()
 }
 
 // bindTomcat binds the embedded Tomcat connector's pool (server.*,
@@ -139,11 +145,11 @@ func (b *binder) bindTomcat() (Pool, string, error) {
 	}
 
 	keys := []tomcatKey{
-		{"server.tomcat.threads.max", "server.tomcat.max-threads", &maxThreads, 200, 200, [3]int{2, 3, 0}, [3]int{2, 5, 0}, "maxThreads", "Tomcat AbstractEndpoint.maxThreads"},
-		{"server.tomcat.threads.min-spare", "server.tomcat.min-spare-threads", &minSpare, 10, 10, [3]int{2, 3, 0}, [3]int{2, 5, 0}, "minSpareThreads", "Tomcat AbstractEndpoint.minSpareThreads"},
-		{"server.tomcat.threads.max-queue-capacity", "", &queue, Unbounded, Unbounded, [3]int{3, 3, 0}, [3]int{}, "maxQueueSize", "Tomcat AbstractEndpoint.maxQueueSize"},
-		{"server.tomcat.accept-count", "", &accept, 100, 100, [3]int{1, 5, 0}, [3]int{}, "acceptCount", "Tomcat AbstractEndpoint.acceptCount"},
-		{"server.tomcat.max-connections", "", &maxConn, 8192, 8192, [3]int{1, 5, 0}, [3]int{}, "maxConnections", "Tomcat AbstractEndpoint.maxConnections (NIO)"},
+		{"server.tomcat.threads.max", "server.tomcat.max-threads", &maxThreads, 200, 200, [3]int{2, 3, 0}, [3]int{2, 5, 0}, "maxThreads", "Tomcat AbstractEndpoint.maxThreads", ""},
+		{"server.tomcat.threads.min-spare", "server.tomcat.min-spare-threads", &minSpare, 10, 10, [3]int{2, 3, 0}, [3]int{2, 5, 0}, "minSpareThreads", "Tomcat AbstractEndpoint.minSpareThreads", ""},
+		{"server.tomcat.threads.max-queue-capacity", "", &queue, Unbounded, Unbounded, [3]int{3, 3, 0}, [3]int{}, "maxQueueSize", "Tomcat AbstractEndpoint.maxQueueSize", ""},
+		{"server.tomcat.accept-count", "", &accept, 100, 100, [3]int{1, 5, 0}, [3]int{}, "acceptCount", "Tomcat AbstractEndpoint.acceptCount", ""},
+		{"server.tomcat.max-connections", "", &maxConn, 8192, 8192, [3]int{1, 5, 0}, [3]int{}, "maxConnections", "Tomcat AbstractEndpoint.maxConnections (NIO)", ""},
 	}
 	for _, k := range keys {
 		if err := b.bindTomcatKey(&p, k); err != nil {
@@ -249,6 +255,7 @@ type tomcatKey struct {
 	oldUntil  [3]int // old exists before
 	what      string
 	tomcatSrc string
+	bootSrc   string // where bootDef is documented; srcBootServer when empty
 }
 
 // bindTomcatKey sets *k.field from whichever of k's two names this Spring
@@ -273,9 +280,10 @@ func (b *binder) bindTomcatKey(p *Pool, k tomcatKey) error {
 			return err
 		}
 	}
-	// Which of the two names does this Boot version read?
+	// Which of the two names does this Boot version read? An unknown
+	// version is a current one: the old name is ignored, with a warning.
 	curExists := !b.bootBefore(k.since)
-	oldExists := k.old != "" && (!b.bootKnown || !versionAtLeast(b.boot, k.oldUntil))
+	oldExists := k.old != "" && b.bootKnown && !versionAtLeast(b.boot, k.oldUntil)
 	use, val, ok := eCur, vCur, false
 	switch {
 	case okCur && curExists:
@@ -285,18 +293,23 @@ func (b *binder) bindTomcatKey(p *Pool, k tomcatKey) error {
 		}
 	case okOld && oldExists:
 		use, val, ok = eOld, vOld, true
-		if !b.bootKnown {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s was deprecated in Spring Boot 2.3 (replaced by %s) and removed in 2.5: on Boot 2.5 or later it is ignored and %s stays %s; set the Spring Boot version to decide", k.old, k.cur, k.what, formatInt(bootDef)))
-		}
 	}
 	if okCur && !curExists {
 		p.Ignored = append(p.Ignored, Ignored{Origin: b.origin(eCur), Reason: fmt.Sprintf("%s does not exist before Spring Boot %d.%d", k.cur, k.since[0], k.since[1])})
 	}
-	if okOld && !oldExists {
+	if okOld && !oldExists && !(okCur && curExists) {
+		b.ignoreLegacy(p, eOld, k.cur, k.old)
+	} else if okOld && !oldExists {
 		p.Ignored = append(p.Ignored, Ignored{Origin: b.origin(eOld), Reason: fmt.Sprintf("%s was removed in Spring Boot 2.5 (use %s)", k.old, k.cur)})
 	}
 	if ok && k.cur == "server.tomcat.threads.max-queue-capacity" && !b.bootKnown {
-		p.Notes = append(p.Notes, "server.tomcat.threads.max-queue-capacity exists from Spring Boot 3.3; earlier versions ignore it")
+		p.Warnings = append(p.Warnings, Warning{File: use.file, Line: use.line, Key: use.key,
+			Msg:    "exists from Spring Boot 3.3, and earlier versions ignore it; no Spring Boot version was given or found, so a current one is assumed and the queue is bounded",
+			Remedy: remedyBoot})
+	}
+	src := k.bootSrc
+	if src == "" {
+		src = srcBootServer
 	}
 	switch {
 	case ok && val > 0:
@@ -307,7 +320,7 @@ func (b *binder) bindTomcatKey(p *Pool, k tomcatKey) error {
 		*k.field = k.def
 		p.Defaulted = append(p.Defaulted, Default{Key: k.cur, Value: formatInt(k.def), Reason: k.tomcatSrc + " (the value <= 0 was not applied)"})
 	default:
-		p.Defaulted = append(p.Defaulted, Default{Key: k.cur, Value: formatInt(bootDef), Reason: srcBootServer})
+		p.Defaulted = append(p.Defaulted, Default{Key: k.cur, Value: formatInt(bootDef), Reason: src})
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package threaddump
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -52,24 +51,6 @@ func (t *Thread) Classify() Classification {
 		c.Pool = t.Name
 	}
 	return c
-}
-
-// splitNumber splits "http-nio-8080-exec-12" into "http-nio-8080-exec-" and
-// 12 (spec R62; the generic rule strips any trailing number). num is -1 when
-// the number does not fit an int.
-func splitNumber(name string) (prefix string, num int, ok bool) {
-	i := len(name)
-	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
-		i--
-	}
-	if i == len(name) || i == 0 {
-		return "", -1, false
-	}
-	n, err := strconv.Atoi(name[i:])
-	if err != nil || n < 0 {
-		n = -1
-	}
-	return name[:i], n, true
 }
 
 // isCompilerThread matches the JIT's threads ("C2 CompilerThread0"): Java

@@ -256,36 +256,6 @@ func TestClassifyFrames(t *testing.T) {
 	}
 }
 
-func TestSplitNumber(t *testing.T) {
-	tests := []struct {
-		name   string
-		prefix string
-		num    int
-		ok     bool
-	}{
-		{"http-nio-8080-exec-12", "http-nio-8080-exec-", 12, true}, // Tomcat connector (R62)
-		{"pool-3-thread-7", "pool-3-thread-", 7, true},             // JDK default factory (R87)
-		{"task-5", "task-", 5, true},                               // Spring Boot
-		{"tomcat-exec-3", "tomcat-exec-", 3, true},                 // Tomcat <Executor> (R74)
-		{"qtp12345-42", "qtp12345-", 42, true},                     // Jetty: qtp<hash>-<thread id>
-		{"ForkJoinPool-1-worker-3", "ForkJoinPool-1-worker-", 3, true},
-		{"scheduling-1", "scheduling-", 1, true},                                     // Spring's scheduler
-		{"Worker7", "Worker", 7, true},                                               // no separator
-		{"Timer-0", "Timer-", 0, true},                                               // zero is a number
-		{"main", "", -1, false},                                                      // no number
-		{"", "", -1, false},                                                          // virtual threads have no name
-		{"12345", "", -1, false},                                                     // nothing but a number
-		{"x-99999999999999999999999", "x-", -1, true},                                // too large for an int
-		{"RMI TCP Connection(3)-10.0.0.1", "RMI TCP Connection(3)-10.0.0.", 1, true}, // the generic rule, literally
-	}
-	for _, tt := range tests {
-		prefix, num, ok := splitNumber(tt.name)
-		if prefix != tt.prefix || num != tt.num || ok != tt.ok {
-			t.Errorf("splitNumber(%q) = %q, %d, %v; want %q, %d, %v", tt.name, prefix, num, ok, tt.prefix, tt.num, tt.ok)
-		}
-	}
-}
-
 func TestClassifyPool(t *testing.T) {
 	loop := stack(t, with([]string{"com.example.Job.run(Job.java:1)"}, jdkWorker)...)
 	tests := []struct {

@@ -85,9 +85,15 @@ func ParseAll(r io.Reader, name string) ([]*Dump, error) {
 		}
 		dumps = []*Dump{d}
 	} else {
+		if err := refuseForeign(name, text); err != nil {
+			return nil, err
+		}
 		text, prefixed := stripLinePrefix(text)
 		p := &textParser{name: name}
 		if dumps, err = p.run(text); err != nil {
+			if ferr := findForeign(name, text, foreignAfter); ferr != nil {
+				return nil, ferr
+			}
 			return nil, err
 		}
 		if prefixed > 0 {
@@ -271,6 +277,7 @@ type textParser struct {
 
 	// per current dump
 	sawHeader, sawTrailer bool
+	visualVM              bool // "name" - Thread t@N headers: no trailer is printed
 	skipped, firstSkipped int
 	cutLine               int // the line of the thread the file ends in (truncation note)
 	cutName               string
@@ -378,6 +385,14 @@ func (p *textParser) line(n int, raw string) {
 		p.openThread(n, t)
 		return
 	}
+	if t, ok := parseVisualVMHeader(s); ok {
+		if p.cur == nil || p.cur.Form != FormHotSpot {
+			p.openDump(n, FormHotSpot)
+		}
+		p.visualVM = true
+		p.openThread(n, t)
+		return
+	}
 	if t, ok := parseTextHeader(s); ok {
 		if p.cur == nil || p.cur.Form != FormText {
 			p.openDump(n, FormText)
@@ -410,6 +425,11 @@ func (p *textParser) body(s, raw string) bool {
 		switch {
 		case strings.HasPrefix(s, "java.lang.Thread.State:"):
 			t.State, t.StateDetail = parseStateLine(s)
+			return true
+		case t.State != "" && len(t.Frames) == 0 && (strings.HasPrefix(s, "on ") || (strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")"))):
+			// IntelliJ IDEA prints the state's object, or "(in native)", on
+			// the line after the state.
+			t.StateDetail = strings.TrimSpace(strings.TrimSpace(t.StateDetail + " " + s))
 			return true
 		case strings.HasPrefix(s, "Carrying virtual thread #"):
 			t.CarryingVirtual, _ = strconv.ParseInt(strings.TrimPrefix(s, "Carrying virtual thread #"), 10, 64)
@@ -446,6 +466,16 @@ func (p *textParser) body(s, raw string) bool {
 		if s == "Locked ownable synchronizers:" {
 			p.sec = secSync
 			return true
+		}
+		// A frame after a blank line still belongs to the thread: IntelliJ
+		// IDEA's dumps put blank lines inside a thread's text, and no other
+		// owner of an "at" line exists.
+		if strings.HasPrefix(s, "at ") && p.cur.Form == FormHotSpot {
+			if f, ok := parseFrame(strings.TrimSpace(s[3:])); ok {
+				t.Frames = append(t.Frames, f)
+				p.sec, p.ended = secThread, false
+				return true
+			}
 		}
 	case secSync:
 		if strings.HasPrefix(s, "- ") {
@@ -505,7 +535,7 @@ func (p *textParser) openDump(n int, f Form) {
 	p.cur, p.last = d, d
 	p.dumps = append(p.dumps, d)
 	p.sec = secDump
-	p.sawHeader, p.sawTrailer = false, false
+	p.sawHeader, p.sawTrailer, p.visualVM = false, false, false
 	p.skipped, p.firstSkipped, p.cutLine, p.cutName = 0, 0, 0, ""
 }
 
@@ -540,7 +570,7 @@ func (p *textParser) closeDump() {
 	}
 	p.cur = nil
 	p.sec = secOutside
-	if d.Form == FormHotSpot && p.sawHeader && !p.sawTrailer {
+	if d.Form == FormHotSpot && p.sawHeader && !p.sawTrailer && !p.visualVM {
 		d.Truncated = true
 	}
 	finishDump(d)
@@ -553,6 +583,9 @@ func (p *textParser) closeDump() {
 	}
 	if d.Form == FormHotSpot && !p.sawHeader {
 		notes = append(notes, "no \"Full thread dump\" line: the text looks like part of a dump")
+	}
+	if p.visualVM {
+		notes = append(notes, "VisualVM's thread dump form (\"name\" - Thread t@N): complete without a \"JNI global refs\" line")
 	}
 	d.Notes = append(notes, d.Notes...)
 	if p.skipped > 0 {
@@ -678,64 +711,6 @@ func parseTextHeader(s string) (*Thread, bool) {
 		}
 	}
 	return t, true
-}
-
-// parseStateLine reads "java.lang.Thread.State: TIMED_WAITING (parking)".
-func parseStateLine(s string) (state, detail string) {
-	rest := strings.TrimSpace(strings.TrimPrefix(s, "java.lang.Thread.State:"))
-	if i := strings.IndexByte(rest, '('); i >= 0 {
-		detail = strings.TrimSuffix(strings.TrimSpace(rest[i+1:]), ")")
-		rest = rest[:i]
-	}
-	return strings.TrimSpace(rest), detail
-}
-
-func isState(s string) bool {
-	switch s {
-	case StateNew, StateRunnable, StateBlocked, StateWaiting, StateTimedWaiting, StateTerminated:
-		return true
-	}
-	return false
-}
-
-// isTimestamp matches the line jstack prints first ("2026-12-01 20:00:08")
-// and Thread.dump_to_file's ISO instant ("2026-12-01T20:00:31.308661674Z").
-func isTimestamp(s string) bool {
-	if len(s) < 19 || len(s) > 40 {
-		return false
-	}
-	for i, c := range s[:19] {
-		switch i {
-		case 4, 7:
-			if c != '-' {
-				return false
-			}
-		case 10:
-			if c != ' ' && c != 'T' {
-				return false
-			}
-		case 13, 16:
-			if c != ':' {
-				return false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-	}
-	return len(s) == 19 || s[10] == 'T'
-}
-
-// isPIDLine matches jcmd's "12345:" and Thread.dump_to_file's "12345".
-func isPIDLine(s string) bool {
-	s = strings.TrimSuffix(s, ":")
-	return len(s) > 0 && len(s) <= 10 && allDigits(s)
-}
-
-// isVersion matches Runtime.version() output: "25.0.3+9-LTS", "21.0.2+13".
-func isVersion(s string) bool {
-	return len(s) > 0 && len(s) < 64 && s[0] >= '1' && s[0] <= '9' && !strings.ContainsAny(s, " \t")
 }
 
 func allDigits(s string) bool {

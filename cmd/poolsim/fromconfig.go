@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -22,7 +24,45 @@ func fromFlags() []cli.Flag {
 		&cli.StringFlag{Name: "pool", Usage: "with --from: which pool (a connector name like http-nio-8080, an <Executor> name, applicationTaskExecutor, or a thread name prefix)"},
 		&cli.StringSliceFlag{Name: "profile", Usage: "with --from: active Spring profiles"},
 		&cli.StringFlag{Name: "tomcat-version", Usage: "with --from: the Tomcat version, e.g. 9.0.85 (default: a current 10.1)"},
+		&cli.StringFlag{Name: "spring-boot-version", Usage: "with --from: the Spring Boot version, e.g. 2.7.18 (default: the pom.xml / build.gradle beside the file, else a current one)"},
+		&cli.StringSliceFlag{Name: "D", Usage: "with --from: a placeholder's value, -D name=value (a system property, an environment variable)"},
+		&cli.StringSliceFlag{Name: "properties", Usage: "with --from: a .properties file of placeholder values (catalina.properties)"},
+		&cli.BoolFlag{Name: "strict", Usage: "with --from: make every warning (another embedded server, an ignored legacy key, a version assumed) an error"},
 	}
+}
+
+// placeholderValues gathers --properties files, then -D pairs (which win).
+func placeholderValues(c *cli.Context) (map[string]string, error) {
+	props := map[string]string{}
+	for _, f := range c.StringSlice("properties") {
+		m, err := importconf.ReadProperties(f)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			props[k] = v
+		}
+	}
+	for _, d := range c.StringSlice("D") {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, &usageError{fmt.Sprintf("-D %s: want -D name=value", d)}
+		}
+		props[strings.TrimSpace(k)] = v
+	}
+	return props, nil
+}
+
+// warn prints the warnings that change the meaning of the answer, before
+// it, on stderr; with --strict the first one is an error (exit 2).
+func warn(c *cli.Context, ws []importconf.Warning) error {
+	for _, w := range ws {
+		if c.Bool("strict") {
+			return inputerr.New(w.File, w.Line, 0, w.Key, w.Msg+" (an error with --strict)", w.Remedy)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "poolsim: warning: %s\n", w)
+	}
+	return nil
 }
 
 // workloadFlags replace the scenario's workload with recorded traffic.
@@ -42,6 +82,19 @@ func workloadSets(c *cli.Context) ([]string, error) {
 			return a
 		}
 		return p
+	}
+	// A file that cannot be read is named here, before it becomes a --set
+	// override whose error would name the override instead.
+	for _, f := range []string{"accesslog", "trace"} {
+		if p := c.String(f); p != "" {
+			if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+				why := "is a directory"
+				if err != nil {
+					why = errors.Unwrap(err).Error()
+				}
+				return nil, inputerr.New(p, 0, 0, "--"+f, "cannot read the "+map[string]string{"accesslog": "access log", "trace": "trace"}[f]+": "+why, "")
+			}
+		}
 	}
 	switch {
 	case c.String("accesslog") != "" && c.String("trace") != "":
@@ -77,7 +130,12 @@ func importPool(c *cli.Context) (*importedPool, error) {
 	if path == "" {
 		return nil, nil
 	}
-	st, err := importconf.Load(path, importconf.Options{Profiles: c.StringSlice("profile"), TomcatVersion: c.String("tomcat-version")})
+	props, err := placeholderValues(c)
+	if err != nil {
+		return nil, err
+	}
+	st, err := importconf.Load(path, importconf.Options{Profiles: c.StringSlice("profile"), TomcatVersion: c.String("tomcat-version"),
+		SpringBootVersion: c.String("spring-boot-version"), Properties: props})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +170,13 @@ func importPool(c *cli.Context) (*importedPool, error) {
 		}
 	}
 	if pick.VirtualThreads {
-		return nil, inputerr.New(pick.File, pick.Line, 0, pick.Name, "this pool is replaced by virtual threads (a thread per task): there is no pool to simulate", "")
+		return nil, inputerr.New(pick.File, pick.Line, 0, pick.Name, "this pool is replaced by virtual threads (a thread per task), which poolsim does not model yet: there is no pool to simulate", "")
+	}
+	if pick.Unsupported != "" {
+		return nil, inputerr.New(pick.File, pick.Line, 0, pick.Name, pick.Unsupported, "")
+	}
+	if err := warn(c, append(append([]importconf.Warning(nil), st.Warnings...), pick.Warnings...)); err != nil {
+		return nil, err
 	}
 	return &importedPool{pool: *pick, sets: poolSets(*pick)}, nil
 }
@@ -127,6 +191,8 @@ func btoi(b bool) int {
 // poolSets turns an imported pool into --set overrides of pool.*.
 func poolSets(p importconf.Pool) []string {
 	switch p.Kind {
+	case importconf.KindJetty:
+		return []string{fmt.Sprintf("pool={preset: spring-boot-jetty, core: %d, max: %s, keepAlive: %v}", p.Core, model.SizeString(p.Max), p.KeepAlive)}
 	case importconf.KindTomcatConnector, importconf.KindTomcatExecutor:
 		preset := "tomcat"
 		if p.Kind == importconf.KindTomcatExecutor {

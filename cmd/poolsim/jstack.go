@@ -15,8 +15,9 @@ func jstackCommand() *cli.Command {
 		Name:      "jstack",
 		Usage:     "read a HotSpot thread dump and summarise its thread pools",
 		ArgsUsage: "DUMP",
-		Description: `Reads a thread dump (jstack, jstack -l, jcmd Thread.print, kill -3 output in a log,
-jcmd Thread.dump_to_file text or JSON; JDK 8 to 25), groups pool workers by name prefix
+		Description: `Reads a HotSpot thread dump (jstack, jstack -l, jcmd Thread.print, kill -3 output in a log,
+VisualVM and IntelliJ IDEA exports, jcmd Thread.dump_to_file text or JSON; JDK 6 to 25; JRockit dumps
+and OpenJ9 javacores are refused by name), groups pool workers by name prefix
 (http-nio-8080-exec-, pool-N-thread-, task-, qtp...-) and counts them by state and by where the
 idle ones are parked: in poll(keepAlive) (TIMED_WAITING: may time out) or in take() (WAITING).`,
 		Flags: []cli.Flag{

@@ -225,7 +225,7 @@ func (p *Parser) plan() error {
 	if p.durIdx < 0 && hasD {
 		return &inputerr.Error{File: p.name, Key: "%D",
 			Msg:     "the unit of %D depends on the Tomcat version (microseconds since Tomcat 10.0, milliseconds in Tomcat 9 and older): say which",
-			Allowed: "Options.DurationUnit DMicros or DMillis, or a pattern with %{us}T / %{ms}T"}
+			Allowed: "--d-unit us (Tomcat 10 and later) or ms (Tomcat 9 and older), durationUnit: us|ms in a scenario, or a pattern with %{us}T / %{ms}T"}
 	}
 	if p.durIdx < 0 && p.opt.UseCommitTime {
 		for i, e := range p.elems {
@@ -238,7 +238,7 @@ func (p *Parser) plan() error {
 	if p.durIdx < 0 {
 		return &inputerr.Error{File: p.name, Key: "pattern",
 			Msg:     fmt.Sprintf("%q logs no request duration, so the log cannot give service times", p.opt.Pattern),
-			Allowed: "a pattern with %D, %T or %{ns|us|ms|fracsec}T (Options.UseCommitTime accepts %F)"}
+			Allowed: "a pattern with %D, %T or %{ns|us|ms|fracsec}T: the common and combined patterns cannot be replayed"}
 	}
 	if p.elems[p.durIdx].kind == kCommit {
 		p.res.Service = time.Millisecond
@@ -424,9 +424,9 @@ func (p *Parser) record(line string) (Record, *inputerr.Error) {
 		if !p.consistent(service, p.res.Service, ce, p.vals[p.checkIdx]) {
 			p.stats.Inconsistent++
 			return Record{}, &inputerr.Error{File: p.name, Line: p.line, Key: "DurationUnit",
-				Msg: fmt.Sprintf("%s=%s and %s=%s disagree: with %%D in %s they cannot come from one request; the %%D unit (Options.DurationUnit) is wrong",
+				Msg: fmt.Sprintf("%s=%s and %s=%s disagree: with %%D in %s they cannot come from one request; the %%D unit (--d-unit) is wrong",
 					de.code, dv, ce.code, p.vals[p.checkIdx], p.opt.DurationUnit),
-				Allowed: "DMicros for Tomcat 10 and later, DMillis for Tomcat 9 and older"}
+				Allowed: "--d-unit us for Tomcat 10 and later, ms for Tomcat 9 and older"}
 		}
 	}
 
