@@ -299,11 +299,11 @@ func (p *HikariPool) timedOut(b Borrower, th Thread) {
 
 // WaitExpired ends b's wait in the hand-off queue at its deadline.
 func (p *HikariPool) WaitExpired(now time.Duration, b Borrower) {
-	if !p.waitConn[b] {
+	w, ok := p.waiters.expire(b, now)
+	if !ok {
 		return
 	}
 	p.now = now
-	w, _ := p.waiters.remove(b)
 	delete(p.waitConn, b)
 	p.timedOut(b, w.th)
 }

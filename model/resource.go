@@ -28,7 +28,8 @@ type Resource interface {
 	// Release gives back the unit b holds, on thread th.
 	Release(now time.Duration, b Borrower, th Thread)
 	// WaitExpired fires the timer of b's wait (reported with its deadline
-	// in ResourceWaiting); it is a no-op if b no longer waits.
+	// in ResourceWaiting) at that deadline; it is a no-op if b no longer
+	// waits with that deadline (the wait ended, or b waits anew).
 	WaitExpired(now time.Duration, b Borrower)
 	// TimerFired fires a timer the resource asked for (ResourceTimer).
 	TimerFired(now time.Duration, id uint64)
@@ -113,10 +114,12 @@ func (f *waiterFIFO) pop() waiter {
 	return w
 }
 
-// remove takes b out of the queue and reports whether it was there.
-func (f *waiterFIFO) remove(b Borrower) (waiter, bool) {
+// expire takes b out of the queue if it waits there with this deadline (a
+// timer of an earlier wait of the same borrower is stale) and reports
+// whether it did.
+func (f *waiterFIFO) expire(b Borrower, deadline time.Duration) (waiter, bool) {
 	for i, w := range f.q {
-		if w.b == b {
+		if w.b == b && w.deadline == deadline {
 			copy(f.q[i:], f.q[i+1:])
 			f.q = f.q[:len(f.q)-1]
 			return w, true

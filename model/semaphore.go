@@ -83,7 +83,7 @@ func (s *Semaphore) Release(now time.Duration, b Borrower, th Thread) {
 
 // WaitExpired ends b's tryAcquire(t) at its deadline: it returns false.
 func (s *Semaphore) WaitExpired(now time.Duration, b Borrower) {
-	w, ok := s.waiters.remove(b)
+	w, ok := s.waiters.expire(b, now)
 	if !ok {
 		return
 	}

@@ -20,7 +20,11 @@ type Task struct {
 	// reports, and Run counts its runs from 1 (R94, R95). The model copies
 	// Periodic to every run it re-queues and increments Run.
 	Periodic, Run int32
-	Slices        int16
+	// Program is the event loop's handle of the task's service steps
+	// (sim: a task that computes and holds resources in turn; 0: a plain
+	// service). The model carries it and ignores it, like CPU.
+	Program int32
+	Slices  int16
 	// Fails: it throws at its end. On a ThreadPoolExecutor, through
 	// execute, that kills its worker (R14); a ScheduledThreadPoolExecutor's
 	// future catches it, and a periodic series stops (R96); Jetty logs it

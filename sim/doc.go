@@ -29,13 +29,17 @@
 //     pieces or of its thread's start, on a host model),
 //  2. cpu: the ends of CPU pieces on a host with a CPU limit,
 //  3. keepAlive: timed-wait timers (in the order the waits began),
-//  4. arrival: the workload's next submission,
-//  5. periodic: the schedule calls of periodic jobs,
-//  6. cancel: the cancels of their futures (so a cancel at the very time
+//  4. resource: a resource's own timers (a HikariCP house-keeper's run, a
+//     connection's creation ending, its maxLifetime), then the deadlines
+//     of borrowers waiting for a unit (so a connection returned or opened
+//     at the very instant of a waiter's deadline reaches the waiter),
+//  5. arrival: the workload's next submission,
+//  6. periodic: the schedule calls of periodic jobs,
+//  7. cancel: the cancels of their futures (so a cancel at the very time
 //     of its schedule call comes just after it),
-//  7. runtime: runtime events (setters, shutdown),
-//  8. snapshot: snapshots,
-//  9. sample: timeline samples.
+//  8. runtime: runtime events (setters, shutdown),
+//  9. snapshot: snapshots,
+//  10. sample: timeline samples.
 //
 // So when an arrival and a keepAlive expiry fall on the same nanosecond,
 // the worker times out first (and may exit) and the arrival sees the pool

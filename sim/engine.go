@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -90,6 +91,21 @@ type Engine struct {
 	// service laws (nil: none has), and nextSplit that of e.next.
 	split     workloads.SplitSource
 	nextSplit workloads.Split
+
+	// The resources (resources.go) and the tasks' steps (steps.go): steps
+	// reports each arrival's steps (nil: no task has any); progs holds the
+	// steps of tasks submitted and not ended, freeProgs their free slots;
+	// acquiring is the borrower whose Acquire is under way.
+	res        []model.Resource
+	resIndex   map[string]int
+	resMaxWait []time.Duration
+	connect    []workloads.Distribution
+	jitter     []*rand.Rand
+	rh         resHeap
+	steps      workloads.StepSource
+	progs      []program
+	freeProgs  []int32
+	acquiring  model.Borrower
 }
 
 // workerState is what the engine keeps per live worker, beside the model.
@@ -102,6 +118,8 @@ type workerState struct {
 	ready time.Duration
 	// job is 1 + the index of the task it runs on the host's CPUs (0: none).
 	job int32
+	// prog is the handle of the steps it runs (0: none, steps.go).
+	prog int32
 }
 
 // NewEngine prepares a run of sc: the workload, the periodic jobs and the
@@ -128,7 +146,11 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		e.cpu = newCPUSched(sc.Host.CPUs)
 	}
 	if opt.Timeline != nil {
-		e.tl = newTimelineWriter(opt.Timeline)
+		var names []string
+		for _, r := range sc.Resources {
+			names = append(names, r.Name)
+		}
+		e.tl = newTimelineWriter(opt.Timeline, ResourceColumns(names))
 	}
 	src := opt.Workload
 	if src == nil && sc.WorkloadForm == "periodic" {
@@ -165,7 +187,13 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	if ss, ok := src.(workloads.SplitSource); ok && ss.HasSplits() {
 		e.split = ss
 	}
+	if ss, ok := src.(workloads.StepSource); ok && ss.HasSteps() {
+		e.steps = ss
+	}
 	e.lim = newLimiter(sc)
+	if err := e.newResources(sc); err != nil {
+		return fail("resources", err)
+	}
 	cfg := sc.Pool.Config
 	cfg.ThreadLimit = e.lim.MaxThreads
 	pool, err := model.New(0, cfg, (*listener)(e))
@@ -284,8 +312,12 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 	e.now = ev.at
 	switch ev.phase { // the two phases of every task, then the rest
 	case phaseCompletion:
-		if k := e.ws[ev.w.Slot()].job; k != 0 {
-			e.stepJob(ev.at, k-1, false) // a blocking piece or a thread start has passed
+		if ws := &e.ws[ev.w.Slot()]; ws.job != 0 || ws.prog != 0 {
+			if ws.prog != 0 {
+				e.stepDone(ev.at, ws.prog) // a step has ended
+			} else {
+				e.stepJob(ev.at, ws.job-1, false) // a blocking piece or a thread start has passed
+			}
 			break
 		}
 		e.rec.onComplete(ev.at, ev.w)
@@ -305,12 +337,18 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 	}
 	q := e.pool.QueueLen()
 	e.rec.settle(e.now, q)
+	if e.res != nil {
+		e.settleResources(e.now)
+	}
 	if e.lim.queueFull(e.now, q, e.sc.Duration) {
 		e.stop(e.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", e.lim.MaxQueued))
 	}
 	if e.opt.CheckInvariants {
 		e.pool.CheckInvariants()
 		e.rec.checkConservation(e.pool)
+		for _, r := range e.res {
+			r.CheckInvariants()
+		}
 	}
 	if e.opt.Observe != nil {
 		e.opt.Observe(e.now, e.pool)
@@ -327,6 +365,8 @@ func (e *Engine) fire(ev event) error {
 	switch ev.phase {
 	case phaseCPU:
 		e.fireCPU(ev.at)
+	case phaseResource:
+		e.fireResource()
 	case phaseKeepAlive:
 		e.fireKeepAlive(ev)
 	case phasePeriodic:
@@ -390,6 +430,11 @@ func (e *Engine) submit() {
 	e.nextTaskID++
 	t := model.Task{ID: e.nextTaskID, Arrival: a.At, Submit: e.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
 		CPU: e.nextSplit.CPU, Slices: e.nextSplit.Slices}
+	if e.steps != nil {
+		if st := e.steps.LastSteps(); st != nil {
+			t.Program = e.newProgram(st)
+		}
+	}
 	e.rec.onSubmit(e.now, &t)
 	if len(e.observers) > 0 {
 		e.report(model.Submitted, nil, t)

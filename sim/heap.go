@@ -15,6 +15,7 @@ const (
 	phaseCompletion phase = iota // a task's end (or the end of a blocking piece or of a thread start, host.go): in the heap
 	phaseCPU                     // the end of a CPU piece on a host with a CPU limit (host.go): in the heap
 	phaseKeepAlive               // a timed wait's timer (in the order the waits began): in the heap
+	phaseResource                // a resource's timer, then a resource wait's deadline (resources.go)
 	phaseArrival                 // the workload's next submission
 	phasePeriodic                // schedule calls of workload.periodic, after the arrivals
 	phaseCancel                  // their future.cancel(false) calls (R97), after the schedule calls
@@ -24,12 +25,13 @@ const (
 	numPhases
 
 	// heapPhases are the phases whose events wait in the event heap, many
-	// at a time; each later phase has one pending event at most, its time
-	// in Engine.due.
-	heapPhases = phaseArrival
+	// at a time; the resource phase's wait in a heap of their own; each
+	// later phase has one pending event at most. The next time of each
+	// phase beside the event heap is in Engine.due.
+	heapPhases = phaseResource
 )
 
-var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "arrival", "periodic", "cancel", "runtime", "snapshot", "sample"}
+var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "resource", "arrival", "periodic", "cancel", "runtime", "snapshot", "sample"}
 
 func (p phase) String() string { return phaseNames[p] }
 
@@ -53,6 +55,9 @@ func (e *Engine) nextEvent() (event, bool) {
 		top := e.h.peek()
 		at, ph = top.at, top.phase()
 	}
+	if e.due[phaseResource] < at {
+		at, ph = e.due[phaseResource], phaseResource
+	}
 	if e.due[phaseArrival] < at {
 		at, ph = e.due[phaseArrival], phaseArrival
 	}
@@ -68,8 +73,9 @@ func (e *Engine) nextEvent() (event, bool) {
 		ev.w = e.h.pop().w
 	case phaseArrival:
 		e.due[ph] = never // submit draws the next one
-	case phasePeriodic, phaseCancel:
-		// schedulePeriodic and cancelPeriodic move their sources on.
+	case phaseResource, phasePeriodic, phaseCancel:
+		// fireResource, schedulePeriodic and cancelPeriodic move their
+		// sources on.
 	case phaseRuntime:
 		ev.idx = int32(e.nextRuntime)
 		e.nextRuntime++
@@ -83,11 +89,14 @@ func (e *Engine) nextEvent() (event, bool) {
 	return ev, true
 }
 
-// setDue sets when phase p's next event is, p being a phase after the
-// arrivals, and finds the earliest of those phases again: ties go to the
-// earlier phase.
+// setDue sets when phase p's next event is, p being a phase beside the
+// event heap, and finds the earliest of the phases after the arrivals
+// again: ties go to the earlier phase.
 func (e *Engine) setDue(p phase, at time.Duration) {
 	e.due[p] = at
+	if p <= phaseArrival {
+		return
+	}
 	e.restAt, e.restPhase = never, 0
 	for q := phaseArrival + 1; q < numPhases; q++ {
 		if e.due[q] < e.restAt {

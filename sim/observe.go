@@ -19,7 +19,7 @@ func (l *listener) Observe(ev *model.Event) {
 	e := (*Engine)(l)
 	switch ev.Kind {
 	case model.Started:
-		if e.hostTasks || ev.Task.Periodic != 0 {
+		if e.hostTasks || ev.Task.Periodic != 0 || ev.Task.Program != 0 {
 			e.taskStarted(ev.At, ev.Worker, ev.Task)
 			break
 		}
@@ -132,6 +132,9 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 	if to == model.Exited {
 		rec.threadsExited++
 		rec.poolSize--
+		for _, r := range e.res {
+			r.ThreadEnded(thread(w))
+		}
 	}
 }
 
@@ -150,7 +153,7 @@ func (e *Engine) taskStarted(now time.Duration, w *model.Worker, t *model.Task) 
 	start := now
 	if e.hostTasks {
 		start = e.hostStart(now, w, t)
-	} else {
+	} else if t.Program == 0 {
 		e.h.push(now+t.Service, phaseCompletion, w)
 	}
 	e.lastStart = start
@@ -158,6 +161,9 @@ func (e *Engine) taskStarted(now time.Duration, w *model.Worker, t *model.Task) 
 		e.periodicStarted(start, t)
 	}
 	e.rec.onStart(now, start, t)
+	if t.Program != 0 {
+		e.startProgram(now, w, t) // its first step, after its wait is recorded
+	}
 }
 
 // taskBegins is when the task of a Started event begins on the host.
@@ -204,6 +210,9 @@ func (e *Engine) callerRan(now time.Duration, t *model.Task) {
 
 func (e *Engine) lost(now time.Duration, t *model.Task, why model.Outcome) {
 	rec := e.rec
+	if t.Program != 0 {
+		e.freeProgram(t.Program)
+	}
 	rec.discarded++
 	rec.lost[why]++
 	switch why {

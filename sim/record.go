@@ -59,6 +59,14 @@ type recorder struct {
 
 	applied []AppliedEvent // runtime events, as applied
 
+	// Resources (resources.go): each one's record; workers blocked on a
+	// resource now, their steady-state area and maximum; tasks ended by an
+	// acquisition's failure.
+	res                 []resRecord
+	blocked, blockedMax int
+	areaBlocked         float64
+	resourceErrors      int64
+
 	// The host (host.go).
 	threadStartTotal, threadStartSubmitter time.Duration // time spent in Thread.start(): by all callers; by the submitter
 	lastEnd, callerLastEnd                 time.Duration // when the last task ended on a worker (events come in time order), on the caller
@@ -105,6 +113,11 @@ func (r *recorder) release() {
 		histograms.Put(h)
 	}
 	r.wait, r.response = nil, nil
+	for i := range r.res {
+		r.res[i].wait.reset()
+		histograms.Put(r.res[i].wait)
+		r.res[i].wait = nil
+	}
 	for _, h := range []*intervalHist{r.ivWait, r.ivResponse} {
 		if h != nil {
 			h.reset()
@@ -135,6 +148,9 @@ func (r *recorder) advance(t time.Duration) {
 		r.areaTimed += float64(r.count[model.IdleTimed]) * dt
 		r.areaUntimed += float64(r.count[model.IdleUntimed]) * dt
 		r.areaQueue += float64(r.queueLen) * dt
+		if r.res != nil {
+			r.advanceResources(dt)
+		}
 	}
 	r.lastT = t
 }

@@ -28,6 +28,11 @@ func (e *Engine) snapshot() error {
 	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
 		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.TimedWaitSite(),
 		p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, model.SizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
+	for i, r := range e.res {
+		st := r.Stats()
+		fmt.Fprintf(&b, "resource %s (%s): %d units, %d in use, %d idle, %d waiting; %d failed acquisitions so far\n",
+			r.Name(), e.rec.res[i].spec.Type, st.Total, st.InUse, st.Idle, st.Waiters, e.rec.res[i].timeouts)
+	}
 	if c, ok := p.(interface{ CancelledQueued() int }); ok {
 		if n := c.CancelledQueued(); n > 0 {
 			fmt.Fprintf(&b, "(cancelled but still queued: %d of %d; with removeOnCancelPolicy false a cancelled task keeps its place, and is waited for, until due; then a worker skips it, R97)\n", n, p.QueueLen())
@@ -37,7 +42,11 @@ func (e *Engine) snapshot() error {
 		fmt.Fprintf(&b, "%q ", fmt.Sprintf("%s%d", prefix, w.ID))
 		if w.State() == model.Running {
 			t, _ := w.Task()
-			fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)%s", t.ID, e.now-w.Since(), t.Service, w.Since()-t.Arrival, e.hostNote(w))
+			if h := e.ws[w.Slot()].prog; h != 0 {
+				b.WriteString(e.programNote(h, &t))
+			} else {
+				fmt.Fprintf(&b, "RUNNABLE task %d for %v of %v (waited %v in queue)%s", t.ID, e.now-w.Since(), t.Service, w.Since()-t.Arrival, e.hostNote(w))
+			}
 		} else {
 			b.WriteString(p.DescribeIdle(e.now, w, rank[w]))
 		}
@@ -46,4 +55,21 @@ func (e *Engine) snapshot() error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// programNote describes a worker running a task with steps: parked waiting
+// for a resource (as a thread dump shows it), or running a step.
+func (e *Engine) programNote(h int32, t *model.Task) string {
+	p := &e.progs[h-1]
+	n := len(p.steps)
+	if p.waiting {
+		r := e.res[p.held-1]
+		return fmt.Sprintf("%s, for %v (task %d, step %d of %d)", r.Describe(), e.now-p.waitFrom, t.ID, p.next+1, n)
+	}
+	st := p.steps[min(p.next, n-1)]
+	what := "computing"
+	if p.held != 0 {
+		what = "holding " + st.Resource
+	}
+	return fmt.Sprintf("RUNNABLE task %d, step %d of %d: %s for %v (waited %v in queue)", t.ID, p.next+1, n, what, st.Time, p.w.Since()-t.Arrival)
 }

@@ -137,6 +137,15 @@ type Summary struct {
 	PeriodicCancelled          int64             `json:"periodic_cancelled"` // jobs whose cancelAt ended them (R97)
 	Periodic                   []PeriodicSummary `json:"periodic,omitempty"`
 
+	// Resources (resources:, spec §14): in the steady state, the workers
+	// blocked waiting for one (busy for the pool, parked for a thread dump),
+	// on average and at most; over the run, the tasks a failed acquisition
+	// ended with an error; and each resource. Absent without resources.
+	BlockedMean    *Stat             `json:"blocked_mean,omitempty"`
+	BlockedMax     *int              `json:"blocked_max,omitempty"`
+	ResourceErrors *int64            `json:"resource_errors,omitempty"`
+	Resources      []ResourceSummary `json:"resources,omitempty"`
+
 	RunState     string `json:"run_state"`
 	ShutdownAt   Stat   `json:"shutdown_at_s"`
 	TerminatedAt Stat   `json:"terminated_at_s"`
@@ -355,6 +364,11 @@ func (e *Engine) summarizeLoad(s *Summary, st steady) {
 	s.Utilization = Stat(math.NaN())
 	if pm := float64(s.PoolSizeMean); pm > 0 {
 		s.Utilization = Stat(float64(s.BusyMean) / pm)
+	}
+	if len(e.res) > 0 {
+		bm, bmax, errs := st.mean(rec.areaBlocked), rec.blockedMax, rec.resourceErrors
+		s.BlockedMean, s.BlockedMax, s.ResourceErrors = &bm, &bmax, &errs
+		s.Resources = e.resourceSummaries(st)
 	}
 }
 

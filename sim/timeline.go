@@ -21,9 +21,31 @@ type timelineWriter struct {
 	buf []byte
 }
 
-func newTimelineWriter(w io.Writer) *timelineWriter {
+// ResourceColumns are the timeline's columns for a run with resources,
+// after TimelineHeader's: the workers blocked waiting for a resource, then
+// for each resource (in the scenario's order, prefixed with its name) the
+// units that exist, in use, idle, the waiting borrowers and the failed
+// acquisitions so far.
+func ResourceColumns(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	out := []string{"blocked"}
+	for _, n := range names {
+		for _, c := range []string{"total", "in_use", "idle", "waiters", "timeouts"} {
+			out = append(out, n+"_"+c)
+		}
+	}
+	return out
+}
+
+func newTimelineWriter(w io.Writer, extra []string) *timelineWriter {
 	t := &timelineWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	t.w.WriteString(TimelineHeader + "\n")
+	t.w.WriteString(TimelineHeader)
+	for _, c := range extra {
+		t.w.WriteString("," + c)
+	}
+	t.w.WriteString("\n")
 	return t
 }
 
@@ -83,6 +105,17 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor)
 	b = append(b, p.RunState().String()...)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(rec.cpuRunnable), 10)
+	if rec.res != nil {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(rec.blocked), 10)
+		for i := range rec.res {
+			r := &rec.res[i]
+			for _, v := range [...]int64{int64(r.cur.Total), int64(r.cur.InUse), int64(r.cur.Idle), int64(r.cur.Waiters), r.timeouts} {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, v, 10)
+			}
+		}
+	}
 	b = append(b, '\n')
 	t.buf = b
 	_, err := t.w.Write(b)
