@@ -276,6 +276,9 @@ func (e *Explanation) analyse() {
 			f2(lambda), processName(e.Process), dur(svc), f2(lambda*svc))
 	}
 
+	// Which stage saturates, when tasks hold resources (resources.go).
+	e.bottleneck()
+
 	// A ScheduledThreadPoolExecutor and Jetty's pool follow their own rules.
 	if e.familyFindings() {
 		return
@@ -298,7 +301,8 @@ func (e *Explanation) analyse() {
 
 	// The hand-off mechanism and the equilibrium it implies.
 	above := st.Mean > float64(c.Core)+0.5 || c.CoreTimeOut
-	if above && c.KeepAlive > 0 && lambda > 0 && e.Process != "burst" {
+	idleWorkers := st.IdleTimed+st.Untimed >= 0.5 // the mechanism is about idle workers' turns
+	if above && idleWorkers && c.KeepAlive > 0 && lambda > 0 && e.Process != "burst" {
 		e.mechanism(lambda, svc, handOff)
 	}
 
@@ -367,7 +371,9 @@ func (e *Explanation) rejectedAfterShutdown() {
 // sizeCap is how many workers the pool can actually run: max, or core when
 // an unbounded queue keeps it there.
 func sizeCap(c model.Config) int {
-	if c.Queue != model.Synchronous && c.QueueCapacity == model.Unbounded {
+	if c.Queue != model.Synchronous && c.Queue != model.TaskQueue && c.QueueCapacity == model.Unbounded {
+		// An unbounded queue never refuses, so the pool stays at core
+		// (R7); Tomcat's TaskQueue refuses while the pool can grow (R67).
 		return max(c.Core, 1)
 	}
 	return c.Max

@@ -364,3 +364,47 @@ workload:
 		})
 	}
 }
+
+// TestExplainResourceBottleneck: behind a saturated connection pool the
+// explanation names the pool as the bottleneck with its figures (issue 14),
+// says that the busy threads are waiting, and offers more connections —
+// which clear the queue — and more threads, which only add waiters.
+func TestExplainResourceBottleneck(t *testing.T) {
+	sc, err := scenarios.Load("../scenarios/examples/tomcat-hikari.yaml", []string{"duration=2m", "warmup=30s", "snapshots=[]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Explain(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string // the findings unwrapped, and the what-ifs' names
+	for _, f := range e.Findings {
+		all = append(all, f.Title+": "+f.Text)
+	}
+	for _, w := range e.WhatIfs {
+		all = append(all, w.Name)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		"Bottleneck: The HikariCP pool db is the bottleneck: its 10 connections are in use 100% of the time",
+		"need λ·h = 12 connections at once, and 10 connections serve at most 250 requests/s",
+		"waiting for a connection (TIMED_WAITING in ConcurrentBag.borrow)",
+		"db connections 10 → 16", "threads (max) 200 → 400",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, text)
+		}
+	}
+	for _, w := range e.WhatIfs {
+		switch {
+		case strings.HasPrefix(w.Name, "db connections") && w.Alt.WaitP99 > 0.01:
+			t.Errorf("with more connections the wait p99 is still %v s", w.Alt.WaitP99)
+		case strings.HasPrefix(w.Name, "threads (max)") && w.Alt.WaitP99 < 10:
+			t.Errorf("with more threads the wait p99 fell to %v s; the connections still bind", w.Alt.WaitP99)
+		}
+	}
+	if strings.Contains(text, "Overload:") || strings.Contains(text, "Mechanism:") {
+		t.Errorf("the explanation blames the thread pool's size or its idle workers' turns:\n%s", text)
+	}
+}

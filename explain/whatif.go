@@ -25,6 +25,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 	}
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
 	idle := st.IdleTimed + st.Untimed
+	e.resourceWhatIfs(add)
 
 	fifo := c.HandOff() == model.FIFO
 	// A plateau worth discussing: more idle workers than core explains and
@@ -82,7 +83,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 				"pool.rejection=caller-runs")
 		}
 	}
-	if lambda > 0 && svc > 0 && float64(s.WaitP99) > 10*svc && !plateau {
+	if lambda > 0 && svc > 0 && float64(s.WaitP99) > 10*svc && !plateau && !e.resourceBound() {
 		n := int(math.Ceil(lambda * svc * 1.3))
 		if n > c.Core && n <= c.Max {
 			add(fmt.Sprintf("core %d → %d", c.Core, n), "enough threads for 1.3 × the offered load λ·S, so tasks rarely wait",

@@ -52,6 +52,19 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 		fmt.Fprintf(w, "  cpus      %d: busy %s (%s%%), runnable threads mean %s (max %d), CPU delay per task mean %s; throughput %s/s\n",
 			s.CPUs, num(s.CPUBusyMean), num(s.CPUUtilization*100), num(s.CPURunnableMean), s.CPURunnableMax, secs(s.CPUDelayMean), num(s.Throughput))
 	}
+	for _, r := range s.Resources {
+		fmt.Fprintf(w, "  resource  %s (%s, %d): in use %s (%s%%), waiters %s (max %d); wait mean %s, p99 %s; %d of %d acquisitions failed",
+			r.Name, r.Type, r.Size, num(r.InUseMean), num(r.Utilization*100), num(r.WaitersMean), r.WaitersMax,
+			secs(r.WaitMean), secs(r.WaitP99), r.Timeouts, r.Acquisitions)
+		if r.Type == "hikari" {
+			fmt.Fprintf(w, "; %d connections opened, %d closed", r.Opened, r.Closed)
+		}
+		fmt.Fprintln(w)
+	}
+	if s.BlockedMean != nil {
+		fmt.Fprintf(w, "  blocked   threads waiting for a resource: mean %s of %s busy (max %d); %d requests ended by a failed acquisition\n",
+			num(*s.BlockedMean), num(s.BusyMean), *s.BlockedMax, *s.ResourceErrors)
+	}
 	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
 	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
 	for _, p := range s.Periodic {

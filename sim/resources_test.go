@@ -182,3 +182,22 @@ workload:
 		t.Errorf("longest wait %vs, want the 1 s timeout", w)
 	}
 }
+
+// TestTomcatHikariExample: scenarios/examples/tomcat-hikari.yaml shows the
+// incident its comment describes: 200 threads busy, nearly all of them
+// waiting for one of 10 connections, all connections in use, the queue in
+// front of the pool growing by the excess demand (300/s − 250/s).
+func TestTomcatHikariExample(t *testing.T) {
+	sc := loadExample(t, "tomcat-hikari.yaml")
+	r := runAll(t, sc, true)
+	s := r.res.Summary
+	db := s.Resources[0]
+	if s.BusyMean != 200 || float64(*s.BlockedMean) < 185 || db.Utilization != 1 || db.Timeouts != 0 {
+		t.Errorf("busy %v, blocked %v, connections used %v, timeouts %d: want 200, > 185, 1, 0", s.BusyMean, *s.BlockedMean, db.Utilization, db.Timeouts)
+	}
+	// 4 min of steady state at ~50 tasks/s more than the connections serve:
+	// about 12,000 more queued (Poisson sd of the arrivals ≈ √(300·240) ≈ 270).
+	if q := s.QueuedEnd; q < 11000 || q > 16000 {
+		t.Errorf("%d queued at the end, want about 12,000–15,000", q)
+	}
+}
