@@ -457,13 +457,20 @@ func (b *builder) readCSV(data []byte) error {
 
 // parseTime reads RFC 3339 or Unix seconds (fractions allowed), as the
 // Prometheus API does (R176).
+// Unix seconds are read as digits, never through a float, so that
+// 1767323040.123 is exactly 123 ms past the second.
 func parseTime(s string) (time.Time, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e11 {
-			return time.Time{}, fmt.Errorf("out of range")
+	whole, frac, _ := strings.Cut(s, ".")
+	if sec, err := strconv.ParseInt(whole, 10, 64); err == nil && sec >= 0 && sec < 1e11 && len(frac) <= 9 {
+		ns := int64(0)
+		if frac != "" {
+			n, err := strconv.ParseUint(frac, 10, 64)
+			if err != nil || strings.ContainsAny(frac, "+-") {
+				return time.Time{}, fmt.Errorf("bad fraction %q", frac)
+			}
+			ns = int64(n) * int64(math.Pow10(9-len(frac)))
 		}
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+		return time.Unix(sec, ns).UTC(), nil
 	}
 	return time.Parse(time.RFC3339Nano, s)
 }

@@ -84,7 +84,7 @@ func Infer(p *Pool, o *Observed, opt TrafficOptions) (*Traffic, error) {
 		return nil, inputerr.New(p.File, 0, 0, p.ID(), "neither a completed-tasks counter nor a busy gauge: the traffic cannot be inferred", "executor_completed_tasks_total or a busy series (R180)")
 	}
 	if opt.Service <= 0 {
-		return nil, inputerr.New(p.File, 0, 0, p.Series[Busy].ID(), "no completed-tasks counter, so the rate comes from busy / service time, and the service time is unknown", "give --service, e.g. --service 120ms (Tomcat exports no counter, R173)")
+		return nil, inputerr.New(p.File, 0, 0, p.Series[Busy].ID(), "no completed-tasks counter, so the rate comes from busy / service time, and the service time is unknown", "give --service, e.g. --service 120ms; Tomcat exports no counter, R173")
 	}
 	return inferFromBusy(p, o, opt)
 }
