@@ -62,34 +62,41 @@ func growBurst(c model.Config, n int) int {
 // grows the pool to n workers in its first 10 ms (tasks of 5 ms).
 const growPhase = 10 * time.Millisecond
 
-// fitRates are the rates of one realisation of the fitted traffic, one per
-// segment.
-type fitRates []float64
-
-// bestRates are the segments' best estimates (periodic or Poisson).
-func (md *MetricsDiagnosis) bestRates() fitRates {
-	r := make(fitRates, len(md.Traffic.Segments))
-	for i, s := range md.Traffic.Segments {
-		r[i] = s.Poisson.Best
-		if md.Opt.Arrivals == "constant" {
-			r[i] = s.Periodic.Best
-		}
-	}
-	return r
+// fitTraffic is one realisation of the fitted traffic: a rate and a mean
+// service time per segment.
+type fitTraffic struct {
+	rates   []float64
+	service []time.Duration
 }
 
-// drawRates draws each segment's rate from its posterior (Poisson counts,
-// Jeffreys prior: Gamma(count + ½, exposure)), so that the replications'
-// spread holds the rate's uncertainty as well as the traffic's randomness.
-// Periodic traffic is counted exactly (±2): its best rates are used.
-func (md *MetricsDiagnosis) drawRates(seed uint64) fitRates {
-	if md.Opt.Arrivals == "constant" {
-		return md.bestRates()
+// bestTraffic is the segments' best estimates (periodic or Poisson).
+func (md *MetricsDiagnosis) bestTraffic() fitTraffic {
+	var f fitTraffic
+	for _, s := range md.Traffic.Segments {
+		r := s.Poisson.Best
+		if md.Opt.Arrivals == "constant" {
+			r = s.Periodic.Best
+		}
+		f.rates = append(f.rates, r)
+		f.service = append(f.service, s.Service)
 	}
+	return f
+}
+
+// drawTraffic draws each segment's rate from its posterior (Poisson counts,
+// Jeffreys prior: Gamma(count + ½, exposure)) and its estimated service
+// time from its standard error (log-normal), so that the replications'
+// spread holds the uncertainty of both as well as the traffic's
+// randomness. Periodic traffic is counted exactly (±2): its best rates are
+// used.
+func (md *MetricsDiagnosis) drawTraffic(seed uint64) fitTraffic {
+	f := md.bestTraffic()
 	src := rand.NewPCG(seed, 0x6d657472696373) // "metrics"
-	r := make(fitRates, len(md.Traffic.Segments))
 	for i, s := range md.Traffic.Segments {
-		if s.Poisson.Best <= 0 {
+		if s.ServiceRelSE > 0 {
+			f.service[i] = time.Duration(float64(s.Service) * math.Exp(distuv.Normal{Mu: 0, Sigma: s.ServiceRelSE, Src: src}.Rand()))
+		}
+		if md.Opt.Arrivals == "constant" || s.Poisson.Best <= 0 {
 			continue
 		}
 		count := s.Arrivals
@@ -97,9 +104,9 @@ func (md *MetricsDiagnosis) drawRates(seed uint64) fitRates {
 			count = s.Count
 		}
 		exposure := count / s.Poisson.Best
-		r[i] = distuv.Gamma{Alpha: count + 0.5, Beta: exposure, Src: src}.Rand()
+		f.rates[i] = distuv.Gamma{Alpha: count + 0.5, Beta: exposure, Src: src}.Rand()
 	}
-	return r
+	return f
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -108,9 +115,9 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // the pool as configured, a burst growing it to the first observed size,
 // then one phase per segment of steady traffic. Every other command (run,
 // sweep, report, explain) can run it.
-func (md *MetricsDiagnosis) ScenarioYAML() []byte { return md.scenarioText(md.bestRates(), 1) }
+func (md *MetricsDiagnosis) ScenarioYAML() []byte { return md.scenarioText(md.bestTraffic(), 1) }
 
-func (md *MetricsDiagnosis) scenarioText(rates fitRates, seed uint64) []byte {
+func (md *MetricsDiagnosis) scenarioText(f fitTraffic, seed uint64) []byte {
 	o, tr := md.Obs, md.Traffic
 	var b strings.Builder
 	window := md.window()
@@ -135,13 +142,13 @@ func (md *MetricsDiagnosis) scenarioText(rates fitRates, seed uint64) []byte {
 		if d <= 0 {
 			continue
 		}
-		arr := fmt.Sprintf("{process: %s, rate: %s}", md.Opt.Arrivals, fmtRate(rates[i]))
-		if rates[i] <= 0 {
+		arr := fmt.Sprintf("{process: %s, rate: %s}", md.Opt.Arrivals, fmtRate(f.rates[i]))
+		if f.rates[i] <= 0 {
 			arr = "{process: burst, count: 0}"
 		}
-		svc := fmt.Sprintf("{dist: %s, mean: %v}", md.Opt.ServiceDist, s.Service.Round(time.Microsecond))
+		svc := fmt.Sprintf("{dist: %s, mean: %v}", md.Opt.ServiceDist, max(f.service[i].Round(time.Microsecond), time.Microsecond))
 		if md.Opt.ServiceDist == "constant" {
-			svc = fmt.Sprintf("{dist: constant, value: %v}", s.Service.Round(time.Microsecond))
+			svc = fmt.Sprintf("{dist: constant, value: %v}", max(f.service[i].Round(time.Microsecond), time.Microsecond))
 		}
 		fmt.Fprintf(&b, "    - {duration: %v, arrivals: %s, service: %s}   # %s–%s: %s/s (%s–%s)\n",
 			d.Round(time.Millisecond), arr, svc, secs(s.From), secs(s.To), rateText(s.Poisson.Best), rateText(s.Poisson.Low), rateText(s.Poisson.High))

@@ -29,7 +29,7 @@ type MetricsOptions struct {
 	// (default) or constant (periodic).
 	Arrivals string
 	// Replications of the re-simulation (default 8), each with its own
-	// seed and its rates drawn from their uncertainty.
+	// seed and its rates and service times drawn from their uncertainty.
 	Replications int
 	Seed         uint64
 }
@@ -207,7 +207,7 @@ func (md *MetricsDiagnosis) replicate(ctx context.Context) ([]*simRun, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			seed := md.Opt.Seed + uint64(i)
-			runs[i], errs[i] = md.simulate(ctx, md.scenarioText(md.drawRates(seed), seed))
+			runs[i], errs[i] = md.simulate(ctx, md.scenarioText(md.drawTraffic(seed), seed), nil)
 		}(i)
 	}
 	wg.Wait()
@@ -219,8 +219,8 @@ func (md *MetricsDiagnosis) replicate(ctx context.Context) ([]*simRun, error) {
 	return runs, nil
 }
 
-func (md *MetricsDiagnosis) simulate(ctx context.Context, text []byte) (*simRun, error) {
-	sc, err := scenarios.Parse(text, "fitted scenario", nil)
+func (md *MetricsDiagnosis) simulate(ctx context.Context, text []byte, sets []string) (*simRun, error) {
+	sc, err := scenarios.Parse(text, "fitted scenario", sets)
 	if err != nil {
 		return nil, fmt.Errorf("explain: diagnose: the fitted scenario does not load: %w", err)
 	}

@@ -82,7 +82,7 @@ func (md *MetricsDiagnosis) compareRows() []int {
 }
 
 func (md *MetricsDiagnosis) compareText(b *strings.Builder) {
-	fmt.Fprintf(b, "\nRe-simulated: the fitted scenario, %d runs (%s arrivals, %s service, rates drawn from their bands), sampled at the scrape times (R178); simulated as mean ± 2 SD:\n",
+	fmt.Fprintf(b, "\nRe-simulated: the fitted scenario, %d runs (%s arrivals, %s service, rates and service times drawn from their uncertainty), sampled at the scrape times (R178); simulated as mean ± 2 SD:\n",
 		md.Opt.Replications, trafficName(md.Opt.Arrivals), md.Opt.ServiceDist)
 	fmt.Fprintf(b, "  %-8s %-6s %-14s %-6s %-14s %-6s %-14s\n", "t", "pool", "simulated", "busy", "simulated", "queue", "simulated")
 	pm := func(s RunSpread) string { return num(s.Mean) + " ± " + num(2*s.SD) }

@@ -40,6 +40,10 @@ type Segment struct {
 	// busy / rate in this segment, R180), "window" (the same over the whole
 	// window, when this segment shows too few busy workers) or "assumed".
 	ServiceFrom string
+	// ServiceRelSE is the relative standard error of an estimated Service:
+	// the busy samples are Poisson counts (scrapes further apart than a
+	// task), so their sum n has relative error 1/√n. 0 when given.
+	ServiceRelSE float64
 }
 
 // Traffic is the arrival rate over time inferred from a pool's series.
@@ -156,9 +160,12 @@ func inferFromBusy(p *Pool, o *Observed, opt TrafficOptions) (*Traffic, error) {
 	return tr, nil
 }
 
-// serviceFromBusy sets each segment's service time: given, else mean busy /
-// rate in the segment (Little, R180) when it saw enough busy workers, else
-// the window's estimate, else DefaultService.
+// serviceFromBusy sets each segment's service time: given, else the busy
+// time in the segment over the tasks completed in it (Little's law in its
+// sample-path form, R180: ∫busy dt = the service of the tasks that ran,
+// which stays right across a change of rate, where mean busy / mean rate
+// does not), when the segment saw at least minBusyForService busy workers;
+// else the same over the whole window; else DefaultService.
 func (tr *Traffic) serviceFromBusy(o *Observed, opt TrafficOptions) {
 	if opt.Service > 0 {
 		tr.Service = opt.Service
@@ -167,38 +174,46 @@ func (tr *Traffic) serviceFromBusy(o *Observed, opt TrafficOptions) {
 		}
 		return
 	}
-	sumBusy, sumRate := 0.0, 0.0
-	per := make([][2]float64, len(tr.Segments))
-	for i, t := range o.T {
-		if math.IsNaN(o.Busy[i]) {
+	// Per segment: the busy samples' sum, and the busy time (trapezoids
+	// between consecutive samples, each credited to the segment of its
+	// start).
+	seen := make([]float64, len(tr.Segments))
+	busyTime := make([]float64, len(tr.Segments))
+	for i := 0; i+1 < len(o.T); i++ {
+		a, b := o.Busy[i], o.Busy[i+1]
+		if math.IsNaN(a) || math.IsNaN(b) {
 			continue
 		}
-		k := tr.segmentAt(t)
-		r := tr.Segments[k].Poisson.Best
-		sumBusy += o.Busy[i]
-		sumRate += r
-		per[k][0] += o.Busy[i]
-		per[k][1] += r
+		k := tr.SegmentAt(o.T[i])
+		seen[k] += a
+		busyTime[k] += (a + b) / 2 * (o.T[i+1] - o.T[i]).Seconds()
+	}
+	var allSeen, allTime, allCount float64
+	for k, s := range tr.Segments {
+		allSeen, allTime, allCount = allSeen+seen[k], allTime+busyTime[k], allCount+s.Count
 	}
 	tr.Service = DefaultService
 	from := "assumed"
-	if sumBusy > 0 && sumRate > 0 {
-		tr.Service, from = time.Duration(sumBusy/sumRate*1e9), "window"
+	if allSeen > 0 && allCount > 0 {
+		tr.Service, from = time.Duration(allTime/allCount*1e9), "window"
 	} else {
 		tr.Notes = append(tr.Notes, fmt.Sprintf("no busy worker was ever seen, so the service time is assumed (%v); give --service", DefaultService))
 	}
 	for k := range tr.Segments {
 		s := &tr.Segments[k]
 		s.Service, s.ServiceFrom = tr.Service, from
-		if per[k][0] >= minBusyForService && per[k][1] > 0 {
-			s.Service, s.ServiceFrom = time.Duration(per[k][0]/per[k][1]*1e9), "segment"
+		if allSeen > 0 {
+			s.ServiceRelSE = 1 / math.Sqrt(allSeen)
+		}
+		if seen[k] >= minBusyForService && s.Count > 0 {
+			s.Service, s.ServiceFrom, s.ServiceRelSE = time.Duration(busyTime[k]/s.Count*1e9), "segment", 1/math.Sqrt(seen[k])
 		}
 	}
 }
 
-// segmentAt is the index of the segment holding t (the last one past the
+// SegmentAt is the index of the segment holding t (the last one past the
 // end).
-func (tr *Traffic) segmentAt(t time.Duration) int {
+func (tr *Traffic) SegmentAt(t time.Duration) int {
 	for i, s := range tr.Segments {
 		if t < s.To {
 			return i
