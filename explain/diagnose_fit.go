@@ -115,7 +115,9 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // the pool as configured, a burst growing it to the first observed size,
 // then one phase per segment of steady traffic. Every other command (run,
 // sweep, report, explain) can run it.
-func (md *MetricsDiagnosis) ScenarioYAML() []byte { return md.scenarioText(md.bestTraffic(), 1) }
+func (md *MetricsDiagnosis) ScenarioYAML() []byte {
+	return md.scenarioText(md.bestTraffic(), md.Opt.Seed)
+}
 
 func (md *MetricsDiagnosis) scenarioText(f fitTraffic, seed uint64) []byte {
 	o, tr := md.Obs, md.Traffic
@@ -123,7 +125,7 @@ func (md *MetricsDiagnosis) scenarioText(f fitTraffic, seed uint64) []byte {
 	window := md.window()
 	fmt.Fprintf(&b, "# Fitted by poolsim diagnose --metrics from %s, pool %s:\n", md.Metrics.File, md.Metrics.ID())
 	fmt.Fprintf(&b, "# the arrival rate from %s in %d segments of steady traffic\n", tr.From, len(tr.Segments))
-	fmt.Fprintf(&b, "# (%s arrivals), the service time from busy / rate (R180), and a burst\n", trafficName(md.Opt.Arrivals))
+	fmt.Fprintf(&b, "# (%s arrivals), the service time from busy time / completions (R180), and a burst\n", trafficName(md.Opt.Arrivals))
 	fmt.Fprintf(&b, "# at t=0 that grows the pool to its first observed size (%d).\n", md.firstSize())
 	fmt.Fprintf(&b, "name: fit-%s\n", strings.Trim(unsafeName.ReplaceAllString(md.Metrics.Name(), "-"), "-"))
 	fmt.Fprintf(&b, "description: traffic fitted to %s from %s\n", md.Metrics.ID(), o.Start.UTC().Format(time.RFC3339))
