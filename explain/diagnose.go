@@ -233,25 +233,14 @@ func (d *Diagnosis) point(ctx context.Context, process string, rate float64) (Cu
 		n = 1 // periodic traffic is deterministic
 	}
 	xs := make([]float64, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range xs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			// Seeds depend only on the replication, so every rate sees the
-			// same random streams (common random numbers).
-			xs[i], errs[i] = d.finalSize(ctx, process, rate, d.Opt.Seed+uint64(i))
-		}(i)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return CurvePoint{}, err
-		}
+	err := inParallel(n, func(i int) (err error) {
+		// Seeds depend only on the replication, so every rate sees the
+		// same random streams (common random numbers).
+		xs[i], err = d.finalSize(ctx, process, rate, d.Opt.Seed+uint64(i))
+		return err
+	})
+	if err != nil {
+		return CurvePoint{}, err
 	}
 	p := CurvePoint{Rate: rate}
 	p.Mean, p.SD = stat.MeanStdDev(xs, nil)
@@ -468,6 +457,31 @@ func (d *Diagnosis) verdict() (string, bool) {
 		return verdict, true
 	}
 	return "no steady rate reproduces the observation under these assumptions; try another --since or --peak, or check the configuration", false
+}
+
+// inParallel calls fn(0) … fn(n−1), as many at once as there are
+// processors (independent runs: the only parallelism, STYLE.md), and
+// returns the first error in index order.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func trafficName(process string) string {

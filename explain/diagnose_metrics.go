@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -195,28 +193,13 @@ type simRun struct {
 // replicate runs the fitted scenario Replications times, in parallel, each
 // with its own seed and rates drawn from their uncertainty.
 func (md *MetricsDiagnosis) replicate(ctx context.Context) ([]*simRun, error) {
-	n := md.Opt.Replications
-	runs := make([]*simRun, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			seed := md.Opt.Seed + uint64(i)
-			runs[i], errs[i] = md.simulate(ctx, md.scenarioText(md.drawTraffic(seed), seed), nil)
-		}(i)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return runs, nil
+	runs := make([]*simRun, md.Opt.Replications)
+	err := inParallel(len(runs), func(i int) (err error) {
+		seed := md.Opt.Seed + uint64(i)
+		runs[i], err = md.simulate(ctx, md.scenarioText(md.drawTraffic(seed), seed), nil)
+		return err
+	})
+	return runs, err
 }
 
 func (md *MetricsDiagnosis) simulate(ctx context.Context, text []byte, sets []string) (*simRun, error) {

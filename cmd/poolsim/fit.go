@@ -76,15 +76,21 @@ func readMetricsPool(c *cli.Context) (*metrics.Set, *metrics.Pool, error) {
 	return set, mp, err
 }
 
+// loadMetrics reads --metrics, picks the pool and reads the options.
+func loadMetrics(c *cli.Context) (*metrics.Set, *metrics.Pool, explain.MetricsOptions, error) {
+	set, mp, err := readMetricsPool(c)
+	if err != nil {
+		return nil, nil, explain.MetricsOptions{}, err
+	}
+	opt, err := metricsOptions(c)
+	return set, mp, opt, err
+}
+
 // diagnoseMetrics is diagnose --metrics: the diagnosis as text or JSON, and
 // with --out the overlay chart, report.html, diagnosis.json and the fitted
 // scenario.
 func diagnoseMetrics(c *cli.Context, pool *scenarios.Pool) error {
-	set, mp, err := readMetricsPool(c)
-	if err != nil {
-		return err
-	}
-	opt, err := metricsOptions(c)
+	set, mp, opt, err := loadMetrics(c)
 	if err != nil {
 		return err
 	}
@@ -212,11 +218,7 @@ explain, report and sweep can replay the observed day. 'diagnose --metrics' also
 			if err != nil {
 				return err
 			}
-			set, mp, err := readMetricsPool(c)
-			if err != nil {
-				return err
-			}
-			opt, err := metricsOptions(c)
+			set, mp, opt, err := loadMetrics(c)
 			if err != nil {
 				return err
 			}
