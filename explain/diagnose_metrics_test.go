@@ -221,3 +221,39 @@ func TestDiagnoseMetricsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseMetricsFlags: a scrape gap, a −1 from an exporter that cannot
+// read the pool, and an exported max that contradicts the configuration
+// are reported, the last in the verdict.
+func TestDiagnoseMetricsFlags(t *testing.T) {
+	set := simulatedScrapes(t, 1)
+	var size *scraped.Series
+	for _, s := range set.Series {
+		if s.Name == "executor_pool_size_threads" {
+			size = s
+		}
+	}
+	size.Points = append(size.Points[:30], size.Points[33:]...) // three scrapes lost
+	size.Points[35].V = -1
+	at := size.Points[0].T
+	set.Series = append(set.Series, &scraped.Series{Name: "executor_pool_max_threads", Labels: size.Labels,
+		Points: []scraped.Point{{T: at, V: 200}}})
+	mp, err := scraped.Select(set, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := DiagnoseMetrics(context.Background(), metricsPool(), set, mp, MetricsOptions{Replications: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := md.Text()
+	for _, want := range []string{"Gap: no sample for 4s from", "(3 scrapes missing)", "Cannot be right: executor_pool_size_threads{name=\"sim\"} = -1: −1: the exporter cannot read this pool",
+		"Verdict: the metrics do NOT fit this configuration: executor_pool_max_threads{name=\"sim\"} reports max 200, the configuration says 60"} {
+		if !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if md.AsDesigned {
+		t.Error("a contradicted configuration was found as designed")
+	}
+}
