@@ -21,12 +21,12 @@ import (
 // Observation is what the user saw of a pool: worker counts by state, from
 // a thread dump or typed in.
 type Observation struct {
-	Source      string // where it came from, for the text
-	Total       int    // workers in the pool
-	IdleTimed   int    // idle in poll(keepAlive): TIMED_WAITING
-	IdleUntimed int    // idle in take(): WAITING
-	Busy        int    // running tasks
-	MaxNumber   int    // the highest worker number seen (threads created, at least); 0 if unknown
+	Source      string `json:"source"`       // where it came from, for the text
+	Total       int    `json:"workers"`      // workers in the pool
+	IdleTimed   int    `json:"idle_timed"`   // idle in poll(keepAlive): TIMED_WAITING
+	IdleUntimed int    `json:"idle_untimed"` // idle in take(): WAITING
+	Busy        int    `json:"busy"`         // running tasks
+	MaxNumber   int    `json:"max_number"`   // the highest worker number seen (threads created, at least); 0 if unknown
 }
 
 // DiagnoseOptions state the assumptions of a diagnosis.
@@ -164,16 +164,12 @@ func (d *Diagnosis) checkRules() {
 // scenario builds the experiment for one candidate rate: a burst that grows
 // the pool to the peak, then steady traffic for Since.
 func (d *Diagnosis) scenario(process string, rate float64, seed uint64) *scenarios.Scenario {
-	c := d.Pool.Config
-	burst := d.Opt.Peak
-	if c.Flavor == model.JDK && c.Queue != model.Synchronous && c.QueueCapacity != model.Unbounded {
-		burst += c.QueueCapacity // the queue must fill before the JDK grows past core (R6)
-	}
+	burst := growBurst(d.Pool.Config, d.Opt.Peak)
 	svc := workloads.ServiceSpec{Dist: "constant", Mean: d.Opt.Service}
 	if process == "poisson" {
 		svc = workloads.ServiceSpec{Dist: "exponential", Mean: d.Opt.Service}
 	}
-	grow := 10 * time.Millisecond
+	grow := growPhase
 	sample := d.Opt.Since / 200
 	if sample <= 0 {
 		sample = time.Millisecond
@@ -198,29 +194,9 @@ func (d *Diagnosis) scenario(process string, rate float64, seed uint64) *scenari
 // diagnoseText is the YAML of a diagnosis experiment, so that explain's
 // what-ifs can re-parse it with overrides.
 func diagnoseText(d *Diagnosis, process string, rate float64) []byte {
-	c := d.Pool.Config
-	burst := d.Opt.Peak
-	if c.Flavor == model.JDK && c.Queue != model.Synchronous && c.QueueCapacity != model.Unbounded {
-		burst += c.QueueCapacity
-	}
 	dist := "constant, value"
 	if process == "poisson" {
 		dist = "exponential, mean"
-	}
-	preset := d.Pool.Preset
-	if preset == "" {
-		preset = "jdk"
-		if c.Flavor == model.Tomcat {
-			preset = "tomcat"
-		}
-	}
-	queue := fmt.Sprintf("{type: %s, capacity: %s, fair: %v}", c.Queue, model.SizeString(c.QueueCapacity), c.Fair)
-	if c.Queue == model.Synchronous {
-		queue = fmt.Sprintf("{type: synchronous, fair: %v}", c.Fair)
-	}
-	prestart := ""
-	if c.Flavor != model.Tomcat {
-		prestart = fmt.Sprintf(", prestart: %v", c.Prestart)
 	}
 	sample := d.Opt.Since / 200
 	if sample <= 0 {
@@ -231,13 +207,13 @@ description: %s traffic at %.6g/s, %v after a peak of %d workers
 duration: %v
 warmup: %v
 sample: %v
-pool: {preset: %s, core: %d, max: %s, keepAlive: %v, allowCoreThreadTimeOut: %v%s, queue: %s, rejection: %s}
+pool: %s
 workload:
   phases:
-    - {duration: 10ms, arrivals: {process: burst, count: %d}, service: {dist: constant, value: 5ms}}
+    - {duration: %v, arrivals: {process: burst, count: %d}, service: {dist: constant, value: 5ms}}
     - {arrivals: {process: %s, rate: %.6g}, service: {dist: %s: %v}}
-`, trafficName(process), rate, d.Opt.Since, d.Opt.Peak, 10*time.Millisecond+d.Opt.Since, 10*time.Millisecond+d.Opt.Since/2, sample,
-		preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.CoreTimeOut, prestart, queue, c.Rejection, burst, process, rate, dist, d.Opt.Service))
+`, trafficName(process), rate, d.Opt.Since, d.Opt.Peak, growPhase+d.Opt.Since, growPhase+d.Opt.Since/2, sample,
+		poolYAML(d.Pool), growPhase, growBurst(d.Pool.Config, d.Opt.Peak), process, rate, dist, d.Opt.Service))
 }
 
 // finalSize simulates one candidate and returns the pool size at the end.
@@ -257,25 +233,14 @@ func (d *Diagnosis) point(ctx context.Context, process string, rate float64) (Cu
 		n = 1 // periodic traffic is deterministic
 	}
 	xs := make([]float64, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range xs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			// Seeds depend only on the replication, so every rate sees the
-			// same random streams (common random numbers).
-			xs[i], errs[i] = d.finalSize(ctx, process, rate, d.Opt.Seed+uint64(i))
-		}(i)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return CurvePoint{}, err
-		}
+	err := inParallel(n, func(i int) (err error) {
+		// Seeds depend only on the replication, so every rate sees the
+		// same random streams (common random numbers).
+		xs[i], err = d.finalSize(ctx, process, rate, d.Opt.Seed+uint64(i))
+		return err
+	})
+	if err != nil {
+		return CurvePoint{}, err
 	}
 	p := CurvePoint{Rate: rate}
 	p.Mean, p.SD = stat.MeanStdDev(xs, nil)
@@ -461,26 +426,62 @@ func (d *Diagnosis) Text() string {
 			o.Busy, time.Duration(float64(o.Busy)/d.Periodic.Best*1e9).Round(time.Millisecond)), 100, ""))
 	}
 	b.WriteString("\n")
-	switch {
-	case len(d.Issues) > 0:
-		b.WriteString("Verdict: the observation does NOT fit this configuration:\n")
+	verdict, _ := d.verdict()
+	if len(d.Issues) > 0 {
+		b.WriteString("Verdict: " + verdict + ":\n")
 		for _, is := range d.Issues {
 			b.WriteString(wrap("- "+is+".", 100, "  "))
 		}
-	case d.Periodic.Found || d.Poisson.Found:
-		verdict := fmt.Sprintf("Verdict: the pool is behaving as designed. %d idle workers are what a %v hand-off keeps alive under the rates above", o.IdleTimed+o.IdleUntimed, c.HandOff())
-		if c.HandOff() == model.FIFO {
-			verdict += fmt.Sprintf(": each idle worker gets a task about every N/λ, which stays under keepAlive (%v), so none times out (R54, R78). It is not a leak", c.KeepAlive)
-		}
-		b.WriteString(wrap(verdict+".", 100, ""))
-	default:
-		b.WriteString(wrap("Verdict: no steady rate reproduces the observation under these assumptions; try another --since or --peak, or check the configuration.", 100, ""))
+	} else {
+		b.WriteString(wrap("Verdict: "+verdict+".", 100, ""))
 	}
 	if d.Explanation != nil {
 		fmt.Fprintf(&b, "\nExplanation at the best fit (%s):\n\n", d.Explanation.Scenario.Description)
 		b.WriteString(d.Explanation.Text())
 	}
 	return b.String()
+}
+
+// verdict is the diagnosis in one sentence, and whether the pool behaves
+// as designed.
+func (d *Diagnosis) verdict() (string, bool) {
+	c, o := d.Pool.Config, d.Obs
+	switch {
+	case len(d.Issues) > 0:
+		return "the observation does NOT fit this configuration", false
+	case d.Periodic.Found || d.Poisson.Found:
+		verdict := fmt.Sprintf("the pool is behaving as designed. %d idle workers are what a %v hand-off keeps alive under the rates above", o.IdleTimed+o.IdleUntimed, c.HandOff())
+		if c.HandOff() == model.FIFO {
+			verdict += fmt.Sprintf(": each idle worker gets a task about every N/λ, which stays under keepAlive (%v), so none times out (R54, R78). It is not a leak", c.KeepAlive)
+		}
+		return verdict, true
+	}
+	return "no steady rate reproduces the observation under these assumptions; try another --since or --peak, or check the configuration", false
+}
+
+// inParallel calls fn(0) … fn(n−1), as many at once as there are
+// processors (independent runs: the only parallelism, STYLE.md), and
+// returns the first error in index order.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func trafficName(process string) string {

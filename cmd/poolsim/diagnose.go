@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -26,26 +27,51 @@ func diagnoseCommand() *cli.Command {
 		&cli.IntFlag{Name: "replications", Value: 8, Usage: "seeds per candidate rate for Poisson traffic"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "first seed"},
 		&cli.StringSliceFlag{Name: "set", Usage: "with a SCENARIO: override a key, e.g. --set pool.keepAlive=30s"},
+		&cli.BoolFlag{Name: "json", Usage: "print the diagnosis as one JSON object (see the README's Outputs)"},
+		&cli.StringFlag{Name: "out", Usage: "with --metrics: write overlay.png, report.html, diagnosis.json and fitted.yaml into this directory"},
+		&cli.StringFlag{Name: "write-scenario", Usage: "with --metrics: write the fitted scenario YAML to this file (as 'poolsim fit' does)"},
 	}
+	flags = append(flags, metricsFlags()...)
 	return &cli.Command{
 		Name:      "diagnose",
-		Usage:     "infer the load that explains an observed pool (worker counts or a thread dump)",
+		Usage:     "infer the load that explains an observed pool (worker counts, a thread dump, or exported metrics)",
 		ArgsUsage: "[SCENARIO]",
 		Description: `Given the pool's configuration (--from server.xml / application.properties|yml, or the pool block of
 a SCENARIO) and what was observed (--dump a thread dump, or --workers/--busy/--timed/--untimed),
 simulates candidate request rates and reports the range consistent with the observation, for periodic
 and for Poisson traffic, with the assumptions stated; says whether the pool behaves as designed; then
-explains it as 'poolsim explain' does at the best fit.`,
+explains it as 'poolsim explain' does at the best fit.
+
+With --metrics (Micrometer's executor_*, tomcat_threads_* or jetty_threads_* series, exported from
+Prometheus or scraped), infers the arrival rate over time instead, re-simulates the observed window,
+and compares simulated and observed pool size, busy and queue at the scrape times, with what the
+gauges hid (rejections, queue waits, bursts between scrapes).`,
 		Flags: append(flags, fromFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return &usageError{"diagnose takes at most one scenario file"}
 			}
-			pool, err := diagnosePool(c)
+			// With --json, what was found goes to stderr: stdout is the object.
+			info := c.App.Writer
+			if c.Bool("json") {
+				info = c.App.ErrWriter
+			}
+			pool, err := diagnosePool(c, info)
 			if err != nil {
 				return err
 			}
-			obs, err := observation(c, pool)
+			if c.String("metrics") != "" {
+				if c.IsSet("dump") || c.IsSet("workers") {
+					return &usageError{"give one observation: --metrics, --dump or the counts"}
+				}
+				return diagnoseMetrics(c, pool)
+			}
+			for _, f := range []string{"out", "write-scenario", "metrics-pool"} {
+				if c.IsSet(f) {
+					return &usageError{fmt.Sprintf("--%s needs --metrics", f)}
+				}
+			}
+			obs, err := observation(c, pool, info)
 			if err != nil {
 				return err
 			}
@@ -62,6 +88,9 @@ explains it as 'poolsim explain' does at the best fit.`,
 			if err != nil {
 				return err
 			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, d.JSON())
+			}
 			fmt.Fprint(c.App.Writer, d.Text())
 			return nil
 		},
@@ -69,13 +98,13 @@ explains it as 'poolsim explain' does at the best fit.`,
 }
 
 // diagnosePool finds the pool's configuration: --from, else the scenario.
-func diagnosePool(c *cli.Context) (*scenarios.Pool, error) {
+func diagnosePool(c *cli.Context, info io.Writer) (*scenarios.Pool, error) {
 	ip, err := importPool(c)
 	if err != nil {
 		return nil, err
 	}
 	if ip != nil {
-		ip.describe(c.App.Writer)
+		ip.describe(info)
 		// Load the imported pool through the scenario loader, so it gets the
 		// same presets and checks as a scenario file.
 		text := []byte("duration: 1s\nworkload: {arrivals: {process: poisson, rate: 1}, service: {dist: constant, value: 1ms}}\npool: {preset: jdk, core: 1, max: 1}\n")
@@ -92,11 +121,11 @@ func diagnosePool(c *cli.Context) (*scenarios.Pool, error) {
 		}
 		return &sc.Pool, nil
 	}
-	return nil, &usageError{"diagnose needs the pool's configuration: --from server.xml|application.properties|application.yml, or a SCENARIO file"}
+	return nil, &usageError{c.Command.Name + " needs the pool's configuration: --from server.xml|application.properties|application.yml, or a SCENARIO file"}
 }
 
 // observation reads the dump, or the counts given as flags.
-func observation(c *cli.Context, pool *scenarios.Pool) (explain.Observation, error) {
+func observation(c *cli.Context, pool *scenarios.Pool, info io.Writer) (explain.Observation, error) {
 	if path := c.String("dump"); path != "" {
 		if c.IsSet("workers") || c.IsSet("timed") || c.IsSet("untimed") || c.IsSet("busy") {
 			return explain.Observation{}, &usageError{"give either --dump or the counts (--workers/--busy/--timed/--untimed), not both"}
@@ -131,7 +160,7 @@ func observation(c *cli.Context, pool *scenarios.Pool) (explain.Observation, err
 		if pick == nil {
 			return explain.Observation{}, inputerr.New(path, 0, 0, "--prefix", fmt.Sprintf("no pool %q in the dump", want), "one of "+strings.Join(names, ", "))
 		}
-		fmt.Fprintf(c.App.Writer, "pool in the dump: %s (%s): %d threads: %d busy, %d idle TIMED_WAITING, %d idle WAITING, %d other\n\n",
+		fmt.Fprintf(info, "pool in the dump: %s (%s): %d threads: %d busy, %d idle TIMED_WAITING, %d idle WAITING, %d other\n\n",
 			pick.Prefix, pick.Family, pick.Threads, pick.Busy, pick.IdleTimed, pick.IdleUntimed, pick.Other)
 		return explain.Observation{
 			Source:      fmt.Sprintf("thread dump %s, pool %s", path, pick.Prefix),

@@ -138,6 +138,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			explainCommand(),
 			diagnoseCommand(),
+			fitCommand(),
 			reportCommand(),
 			jstackCommand(),
 			presetsCommand(),
