@@ -253,6 +253,9 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 	if err := d.checkResources(root, sc); err != nil {
 		return err
 	}
+	if err := d.checkClient(root, sc); err != nil {
+		return err
+	}
 	return d.checkEvents(root, sc)
 }
 

@@ -20,8 +20,9 @@ type Scenario struct {
 	Pool        Pool
 	Workload    workloads.Spec
 	// WorkloadForm is how the file wrote the workload: "single" (arrivals
-	// and service at the top), "phases" or "trace"; what-ifs use it to
-	// address keys with --set.
+	// and service at the top), "phases", "trace", "accesslog", "periodic"
+	// or "users" (closed-loop users and a service at the top); what-ifs use
+	// it to address keys with --set.
 	WorkloadForm string
 	// Periodic lists the jobs handed to a ScheduledThreadPoolExecutor's
 	// schedule methods beside the ordinary traffic (workload.periodic).
@@ -31,6 +32,11 @@ type Scenario struct {
 	Limits    Limits
 	// Host is the machine: thread costs and an optional CPU limit.
 	Host Host
+	// Client is how callers behave (timeouts, retries; nil: they wait for
+	// every answer and never retry); Users, when set, are closed-loop
+	// callers that replace the arrivals (WorkloadForm "users").
+	Client *Client
+	Users  *Users
 	// Resources are what tasks hold for part of their service
 	// (connection pools, semaphore bulkheads), in file order.
 	Resources []Resource

@@ -18,7 +18,7 @@ import (
 func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) error {
 	w := &sc.Workload
 	var top workloads.Phase
-	var topArr, topSvc, topPri, phasesNode, traceNode, logNode, periodicNode *yaml.Node
+	var topArr, topSvc, topPri, phasesNode, traceNode, logNode, periodicNode, usersNode *yaml.Node
 	err := d.mapping(n, path, []field{
 		{"phases", func(n *yaml.Node, p string) error {
 			phasesNode = n
@@ -74,9 +74,14 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 			return err
 		}},
 		{"periodic", func(n *yaml.Node, p string) error { periodicNode = n; return d.periodic(n, p, dir, sc) }},
+		{"users", func(n *yaml.Node, p string) (err error) { usersNode = n; sc.Users, err = d.users(n, p, dir); return }},
+		{"client", func(n *yaml.Node, p string) (err error) { sc.Client, err = d.client(n, p, dir); return }},
 	})
 	if err != nil {
 		return err
+	}
+	if usersNode != nil {
+		return d.usersForm(n, path, sc, &top, topArr, topSvc, usersNode, phasesNode != nil || traceNode != nil || logNode != nil)
 	}
 	forms := 0
 	for _, used := range []bool{phasesNode != nil, topArr != nil || topSvc != nil, traceNode != nil, logNode != nil} {
@@ -111,6 +116,24 @@ func (d *decoder) workload(n *yaml.Node, path string, sc *Scenario, dir string) 
 	case logNode != nil:
 		sc.WorkloadForm = "accesslog"
 	}
+	return nil
+}
+
+// usersForm checks a closed-loop workload: users and a service, nothing
+// else that makes traffic.
+func (d *decoder) usersForm(n *yaml.Node, path string, sc *Scenario, top *workloads.Phase, arr, svc, users *yaml.Node, other bool) error {
+	switch {
+	case arr != nil:
+		return d.errAt(arr, join(path, "arrivals"), "closed-loop users make the arrivals: give users or arrivals, not both", "users: {count, think}, or arrivals")
+	case other:
+		return d.errAt(users, join(path, "users"), "closed-loop users take one service law (or steps) at the top of the workload, not phases, a trace or a log", "users and service")
+	case svc == nil:
+		return d.errAt(n, join(path, "service"), "missing", "the service of the users' requests")
+	case top.Split != nil:
+		return d.errAt(svc, join(path, "service"), "closed-loop users take a plain service law or steps, not a cpu/blocking split", "a law, or steps")
+	}
+	sc.Workload.Phases = []workloads.Phase{*top}
+	sc.WorkloadForm = "users"
 	return nil
 }
 

@@ -34,12 +34,15 @@
 //     of borrowers waiting for a unit (so a connection returned or opened
 //     at the very instant of a waiter's deadline reaches the waiter),
 //  5. arrival: the workload's next submission,
-//  6. periodic: the schedule calls of periodic jobs,
-//  7. cancel: the cancels of their futures (so a cancel at the very time
+//  6. client: a caller's timeout ending, then a retry or a closed-loop
+//     user's next request (so an answer at the very instant of a caller's
+//     deadline reaches the caller, and a retry follows the arrivals),
+//  7. periodic: the schedule calls of periodic jobs,
+//  8. cancel: the cancels of their futures (so a cancel at the very time
 //     of its schedule call comes just after it),
-//  8. runtime: runtime events (setters, shutdown),
-//  9. snapshot: snapshots,
-//  10. sample: timeline samples.
+//  9. runtime: runtime events (setters, shutdown),
+//  10. snapshot: snapshots,
+//  11. sample: timeline samples.
 //
 // So when an arrival and a keepAlive expiry fall on the same nanosecond,
 // the worker times out first (and may exit) and the arrival sees the pool

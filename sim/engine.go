@@ -106,6 +106,10 @@ type Engine struct {
 	progs      []program
 	freeProgs  []int32
 	acquiring  model.Borrower
+
+	// cl holds the callers' requests (client.go; nil: no workload.client
+	// or users).
+	cl *clientState
 }
 
 // workerState is what the engine keeps per live worker, beside the model.
@@ -153,8 +157,8 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		e.tl = newTimelineWriter(opt.Timeline, ResourceColumns(names))
 	}
 	src := opt.Workload
-	if src == nil && sc.WorkloadForm == "periodic" {
-		src = emptySource{} // periodic jobs only
+	if src == nil && (sc.WorkloadForm == "periodic" || sc.WorkloadForm == "users") {
+		src = emptySource{} // periodic jobs only, or closed-loop users (client.go)
 	}
 	if src == nil {
 		var err error
@@ -193,6 +197,9 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	e.lim = newLimiter(sc)
 	if err := e.newResources(sc); err != nil {
 		return fail("resources", err)
+	}
+	if err := e.newClient(sc); err != nil {
+		return fail("workload", err)
 	}
 	cfg := sc.Pool.Config
 	cfg.ThreadLimit = e.lim.MaxThreads
@@ -324,6 +331,9 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 		if len(e.observers) > 0 {
 			e.reportFinished(ev.w)
 		}
+		if e.cl != nil {
+			e.answered(ev.at, ev.w, false)
+		}
 		e.pool.TaskDone(ev.at, ev.w) // e.taskDone, kept inline: every task passes here
 	case phaseArrival:
 		e.submit()
@@ -367,6 +377,8 @@ func (e *Engine) fire(ev event) error {
 		e.fireCPU(ev.at)
 	case phaseResource:
 		e.fireResource()
+	case phaseClient:
+		e.fireClient()
 	case phaseKeepAlive:
 		e.fireKeepAlive(ev)
 	case phasePeriodic:
@@ -430,10 +442,14 @@ func (e *Engine) submit() {
 	e.nextTaskID++
 	t := model.Task{ID: e.nextTaskID, Arrival: a.At, Submit: e.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
 		CPU: e.nextSplit.CPU, Slices: e.nextSplit.Slices}
+	var steps []workloads.DrawnStep
 	if e.steps != nil {
-		if st := e.steps.LastSteps(); st != nil {
-			t.Program = e.newProgram(st)
+		if steps = e.steps.LastSteps(); steps != nil {
+			t.Program = e.newProgram(steps)
 		}
+	}
+	if e.cl != nil {
+		e.openRequest(&t, steps)
 	}
 	e.rec.onSubmit(e.now, &t)
 	if len(e.observers) > 0 {

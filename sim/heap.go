@@ -17,6 +17,7 @@ const (
 	phaseKeepAlive               // a timed wait's timer (in the order the waits began): in the heap
 	phaseResource                // a resource's timer, then a resource wait's deadline (resources.go)
 	phaseArrival                 // the workload's next submission
+	phaseClient                  // a caller's patience ending, then a retry or a user's next request (client.go)
 	phasePeriodic                // schedule calls of workload.periodic, after the arrivals
 	phaseCancel                  // their future.cancel(false) calls (R97), after the schedule calls
 	phaseRuntime                 // runtime events (setters, shutdown)
@@ -31,7 +32,7 @@ const (
 	heapPhases = phaseResource
 )
 
-var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "resource", "arrival", "periodic", "cancel", "runtime", "snapshot", "sample"}
+var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "resource", "arrival", "client", "periodic", "cancel", "runtime", "snapshot", "sample"}
 
 func (p phase) String() string { return phaseNames[p] }
 
@@ -73,9 +74,9 @@ func (e *Engine) nextEvent() (event, bool) {
 		ev.w = e.h.pop().w
 	case phaseArrival:
 		e.due[ph] = never // submit draws the next one
-	case phaseResource, phasePeriodic, phaseCancel:
-		// fireResource, schedulePeriodic and cancelPeriodic move their
-		// sources on.
+	case phaseResource, phaseClient, phasePeriodic, phaseCancel:
+		// fireResource, fireClient, schedulePeriodic and cancelPeriodic
+		// move their sources on.
 	case phaseRuntime:
 		ev.idx = int32(e.nextRuntime)
 		e.nextRuntime++

@@ -244,7 +244,7 @@ func (e *Engine) endJob(now time.Duration, k int32) {
 	}
 	e.ws[j.w.Slot()].job = 0
 	s.release(k)
-	e.taskDone(now, j.w)
+	e.taskDone(now, j.w, false)
 }
 
 // fireCPU handles the CPU timer: every runnable task whose CPU piece has

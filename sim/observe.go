@@ -69,12 +69,16 @@ func (e *Engine) report(kind model.EventKind, w *model.Worker, t model.Task) {
 	e.fanOut(&e.ev)
 }
 
-// taskDone ends w's task at now: the recorder and the stream hear of it
-// (Finished), then the model (TaskDone).
-func (e *Engine) taskDone(now time.Duration, w *model.Worker) {
+// taskDone ends w's task at now — with an error if failed (a resource
+// refused it): the recorder, the stream (Finished) and its caller hear of
+// it, then the model (TaskDone).
+func (e *Engine) taskDone(now time.Duration, w *model.Worker, failed bool) {
 	e.rec.onComplete(now, w)
 	if len(e.observers) > 0 {
 		e.reportFinished(w)
+	}
+	if e.cl != nil {
+		e.answered(now, w, failed)
 	}
 	e.pool.TaskDone(now, w)
 }
@@ -215,6 +219,9 @@ func (e *Engine) lost(now time.Duration, t *model.Task, why model.Outcome) {
 	}
 	rec.discarded++
 	rec.lost[why]++
+	if e.cl != nil {
+		e.notAnswered(now, t, why)
+	}
 	switch why {
 	case model.RemovedAfterCancel:
 		e.removedAfterCancel(now, t)

@@ -67,6 +67,10 @@ type recorder struct {
 	areaBlocked         float64
 	resourceErrors      int64
 
+	// The callers' response times (client.go; nil without workload.client
+	// or users).
+	clientResponse *durHist
+
 	// The host (host.go).
 	threadStartTotal, threadStartSubmitter time.Duration // time spent in Thread.start(): by all callers; by the submitter
 	lastEnd, callerLastEnd                 time.Duration // when the last task ended on a worker (events come in time order), on the caller
@@ -108,11 +112,13 @@ func newRecorder(sc *scenarios.Scenario, timeline, samples bool) *recorder {
 // release returns the histograms for reuse; the recorder must not be used
 // afterwards.
 func (r *recorder) release() {
-	for _, h := range []*durHist{r.wait, r.response} {
-		h.reset()
-		histograms.Put(h)
+	for _, h := range []*durHist{r.wait, r.response, r.clientResponse} {
+		if h != nil {
+			h.reset()
+			histograms.Put(h)
+		}
 	}
-	r.wait, r.response = nil, nil
+	r.wait, r.response, r.clientResponse = nil, nil, nil
 	for i := range r.res {
 		r.res[i].wait.reset()
 		histograms.Put(r.res[i].wait)

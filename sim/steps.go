@@ -114,9 +114,10 @@ func (e *Engine) endProgram(now time.Duration, h int32) {
 	if p.failed {
 		e.rec.resourceErrors++
 	}
+	failed := p.failed
 	e.ws[w.Slot()].prog = 0
 	e.freeProgram(h)
-	e.taskDone(now, w)
+	e.taskDone(now, w, failed)
 }
 
 // stepDone ends program h's current step at now: a computation, or a hold,

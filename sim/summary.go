@@ -146,6 +146,10 @@ type Summary struct {
 	ResourceErrors *int64            `json:"resource_errors,omitempty"`
 	Resources      []ResourceSummary `json:"resources,omitempty"`
 
+	// Client is what the callers saw (workload.client, workload.users):
+	// absent when callers wait for every answer and never retry.
+	Client *ClientSummary `json:"client,omitempty"`
+
 	RunState     string `json:"run_state"`
 	ShutdownAt   Stat   `json:"shutdown_at_s"`
 	TerminatedAt Stat   `json:"terminated_at_s"`
@@ -369,6 +373,9 @@ func (e *Engine) summarizeLoad(s *Summary, st steady) {
 		bm, bmax, errs := st.mean(rec.areaBlocked), rec.blockedMax, rec.resourceErrors
 		s.BlockedMean, s.BlockedMax, s.ResourceErrors = &bm, &bmax, &errs
 		s.Resources = e.resourceSummaries(st)
+	}
+	if e.cl != nil {
+		s.Client = e.clientSummary(st)
 	}
 }
 

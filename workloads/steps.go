@@ -157,3 +157,41 @@ func (d stepsDist) String() string {
 	}
 	return s + ")"
 }
+
+// ServiceDrawer draws service times — and steps — for tasks that do not
+// come from a Source: the requests of closed-loop users, which submit when
+// their previous request ended and a think time passed. It draws from the
+// same streams as a Source built from the same phase ("service", "step:i").
+type ServiceDrawer struct {
+	dist  Distribution
+	steps *stepLaws
+}
+
+// NewServiceDrawer returns a drawer of phase's service (its law, or its
+// steps; a split law is not supported) with streams derived from seed.
+func NewServiceDrawer(ph Phase, seed uint64) (*ServiceDrawer, error) {
+	if ph.Steps != nil {
+		l, err := newStepLaws(ph.Steps, seed, map[string]rand.Source{})
+		if err != nil {
+			return nil, err
+		}
+		return &ServiceDrawer{dist: stepsDist{l}, steps: l}, nil
+	}
+	if ph.Split != nil {
+		return nil, &ParamError{"service", "closed-loop users take a plain service law or steps, not a cpu/blocking split", "a law, or steps"}
+	}
+	d, err := NewDistribution(ph.Service, NewStream(seed, StreamService))
+	if err != nil {
+		return nil, err
+	}
+	return &ServiceDrawer{dist: d}, nil
+}
+
+// Draw draws one task's service time and its steps (nil for a plain law;
+// valid until the next Draw).
+func (s *ServiceDrawer) Draw() (time.Duration, []DrawnStep) {
+	if s.steps != nil {
+		return s.steps.draw(), s.steps.drawn
+	}
+	return s.dist.Sample(), nil
+}
