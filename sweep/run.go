@@ -27,6 +27,9 @@ type Config struct {
 	Seed *uint64
 	// Params are the swept parameters (none: one point, the scenario).
 	Params []Param
+	// Design, if not nil, lists the points instead of crossing Params
+	// (NewDesign).
+	Design [][]int
 	// Replications per point (>= 1); with Precision, the replications every
 	// point starts with (>= 2).
 	Replications int
@@ -36,6 +39,11 @@ type Config struct {
 	Precision       float64
 	Metric          string
 	MaxReplications int
+	// Decide, if set, adds replications to each point until the 95%
+	// intervals decide every one of these gate expressions (Gate.Decided),
+	// or the point has MaxReplications: a constraint held with confidence.
+	// Exclusive with Precision.
+	Decide []string
 	// Version is poolsim's version, recorded in the outputs: results are
 	// byte-identical for the same definition and version.
 	Version string
@@ -52,7 +60,8 @@ type Sweep struct {
 	path   string
 	sets   []string
 	fields []metricField
-	metric int // index of the precision metric
+	metric int     // index of the precision metric
+	gates  []*Gate // the compiled Decide expressions
 }
 
 // New checks cfg and prepares the sweep. It loads the scenario once (with
@@ -87,7 +96,7 @@ func New(cfg Config) (*Sweep, error) {
 			return nil, inputerr.New("--param "+p.Key+"="+p.Spec, 0, 0, p.Key, fmt.Sprintf("also fixed by --set %s", s), "sweep a key or fix it, not both")
 		}
 	}
-	grid, err := NewGrid(cfg.Params)
+	grid, err := NewDesign(cfg.Params, cfg.Design)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +108,18 @@ func New(cfg Config) (*Sweep, error) {
 		return nil, inputerr.New("--replications", 0, 0, "", fmt.Sprintf("%d replications", cfg.Replications), "at least 1")
 	case cfg.Precision < 0 || cfg.Precision != cfg.Precision:
 		return nil, inputerr.New("--precision", 0, 0, "", fmt.Sprintf("%v is not a relative half-width", cfg.Precision), "a number > 0, e.g. 0.02 for ±2% of the mean")
+	case cfg.Precision > 0 && len(cfg.Decide) > 0:
+		return nil, inputerr.New("--precision", 0, 0, "", "a sweep stops its replications on a precision target or on decided gates, not both", "one of them")
+	case len(cfg.Decide) > 0:
+		if cfg.Replications < 2 {
+			return nil, inputerr.New("--replications", 0, 0, "", fmt.Sprintf("deciding gates needs at least 2 first replications per point, got %d", cfg.Replications), "2 or more")
+		}
+		if cfg.MaxReplications == 0 {
+			cfg.MaxReplications = DefaultMaxReplications
+		}
+		if cfg.MaxReplications < cfg.Replications {
+			return nil, inputerr.New("--max-replications", 0, 0, "", fmt.Sprintf("%d is below --replications %d", cfg.MaxReplications, cfg.Replications), "at least --replications")
+		}
 	case cfg.Precision > 0:
 		if cfg.Metric == "" {
 			return nil, inputerr.New("--precision", 0, 0, "", "needs --metric: the metric whose half-width it bounds", "--metric NAME, e.g. wait_p99_s")
@@ -135,6 +156,12 @@ func New(cfg Config) (*Sweep, error) {
 	if cfg.Precision > 0 {
 		d.Precision, d.PrecisionMetric, d.MaxReplications = cfg.Precision, cfg.Metric, cfg.MaxReplications
 	}
+	if len(cfg.Decide) > 0 {
+		d.Decide, d.MaxReplications = append([]string{}, cfg.Decide...), cfg.MaxReplications
+	}
+	if cfg.Design != nil {
+		d.Design = cfg.Design
+	}
 	for _, p := range cfg.Params {
 		d.Params = append(d.Params, ParamDef{Key: p.Key, Spec: p.Spec, Kind: p.Kind.String(), Values: p.Values})
 		if p.Note != "" {
@@ -143,6 +170,13 @@ func New(cfg Config) (*Sweep, error) {
 	}
 	if d.Params == nil {
 		d.Params = []ParamDef{}
+	}
+	for _, e := range d.Decide {
+		g, err := CompileGate(e, &d)
+		if err != nil {
+			return nil, err
+		}
+		s.gates = append(s.gates, g)
 	}
 	s.def = d
 	return s, nil
