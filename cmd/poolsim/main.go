@@ -143,6 +143,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			presetsCommand(),
 			versionCommand(),
 			sweepCommand(), mergeCommand(),
+			tuneCommand(),
 		},
 	}
 	app.Action = markAction(func(c *cli.Context) error {
