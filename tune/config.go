@@ -78,6 +78,8 @@ type Tuner struct {
 	probe       sweep.Definition // the definition constraints compile against
 	constraints []*sweep.Gate
 	obj         objective
+	cur         []sweep.Value // the scenario's own values of the varied keys
+	curOK       bool          // cur is known
 }
 
 func flagErr(flag, msg, allowed string) error {
@@ -169,6 +171,7 @@ func New(cfg Config) (*Tuner, error) {
 	if t.obj, err = t.parseObjective(cfg.Minimize); err != nil {
 		return nil, err
 	}
+	t.cur, t.curOK = t.readCurrent()
 	return t, nil
 }
 

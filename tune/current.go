@@ -15,7 +15,10 @@ import (
 
 // currentValues returns the scenario's own value of every varied key (with
 // the fixed --set applied), and false when one is unknown.
-func (t *Tuner) currentValues() ([]sweep.Value, bool) {
+func (t *Tuner) currentValues() ([]sweep.Value, bool) { return t.cur, t.curOK }
+
+// readCurrent computes currentValues once.
+func (t *Tuner) readCurrent() ([]sweep.Value, bool) {
 	out := make([]sweep.Value, len(t.dims))
 	for k, d := range t.dims {
 		text, ok := currentText(t.base, d.param.Key)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,18 +130,44 @@ func (s *search) infeasible() error {
 		return n
 	}
 	for _, p := range s.points {
-		if best == nil || fails(p) < fails(best) {
+		if best == nil || fails(p) < fails(best) || (fails(p) == fails(best) && s.violation(p) < s.violation(best)) {
 			best = p
 		}
 	}
 	what := "fails " + s.failing(best)
-	if best.Decided || s.failing(best) == "" {
-		if s.failing(best) == "" {
-			what = fmt.Sprintf("is not shown to meet them within %d replications (%s)", s.t.cfg.MaxReplications, s.figures(best))
-		}
+	if s.failing(best) == "" {
+		what = fmt.Sprintf("is not shown to meet them within %d replications (%s)", s.t.cfg.MaxReplications, s.figures(best))
 	}
 	return flagErr("--constraint", fmt.Sprintf("no configuration in the --vary ranges meets the constraints (%d points tried); the closest, %s, %s", len(s.points), best.Label(keys), what),
 		"widen the --vary ranges or relax the constraints")
+}
+
+// boundRE reads a constraint that bounds one metric: NAME < X, NAME >= X.
+var boundRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=?|>=?)\s*([0-9.eE+-]+)\s*$`)
+
+// violation is how far p is from meeting the constraints it fails: for a
+// bound on one metric, the metric's distance to it relative to the bound;
+// 1 for any other failing constraint.
+func (s *search) violation(p *Point) float64 {
+	v := 0.0
+	for i, g := range s.t.constraints {
+		if p.Holds[i] {
+			continue
+		}
+		m := boundRE.FindStringSubmatch(g.Expr)
+		if m == nil {
+			v++
+			continue
+		}
+		x, err := strconv.ParseFloat(m[3], 64)
+		mean, _ := p.Figure(m[1])
+		if err != nil || math.IsNaN(mean) || x == 0 {
+			v++
+			continue
+		}
+		v += math.Abs(mean-x) / math.Abs(x)
+	}
+	return v
 }
 
 // failing lists the constraints p fails with the figures they read.
