@@ -140,6 +140,10 @@ func (pn *FrontierPanel) clip(f Frontier, y func(FrontierPoint) float64) {
 			vals = append(vals, xy.Y)
 		}
 	}
+	if len(vals) == 0 {
+		pn.YMax = 0.01 // nothing to show: a readable empty scale
+		return
+	}
 	sort.Float64s(vals)
 	top := vals[len(vals)-1]
 	focus := math.Inf(1)
