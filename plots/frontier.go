@@ -33,13 +33,14 @@ type Frontier struct {
 	ThreadsName, WaitName, RejectedName string // axis names with units
 	Points                              []FrontierPoint
 	// Current and Recommended index Points (-1: none); their labels name
-	// them in the legend.
+	// them in the title (configurations are too long for a legend).
 	Current, Recommended           int
 	CurrentLabel, RecommendedLabel string
-	// WaitLimit and RejectedLimit draw a constraint's bound (NaN: none).
-	WaitLimit, RejectedLimit float64
-	LimitLabel               string
-	Closed                   *FrontierCurve
+	// WaitLimit and RejectedLimit draw a constraint's bound (NaN: none),
+	// named in the legend by WaitLimitLabel and RejectedLimitLabel.
+	WaitLimit, RejectedLimit           float64
+	WaitLimitLabel, RejectedLimitLabel string
+	Closed                             *FrontierCurve
 }
 
 // FrontierPanel is what one panel of the frontier chart draws.
@@ -101,7 +102,14 @@ func ComputeFrontier(f Frontier) (*FrontierSeries, error) {
 				pn.Recommended = plotter.XYs{xy}
 			}
 		}
-		sort.SliceStable(pn.Pareto, func(a, b int) bool { return pn.Pareto[a].X < pn.Pareto[b].X })
+		// By threads, and among equal threads from the highest value down, so
+		// the line steps down where a queue trades wait for rejections.
+		sort.SliceStable(pn.Pareto, func(a, b int) bool {
+			if pn.Pareto[a].X != pn.Pareto[b].X {
+				return pn.Pareto[a].X < pn.Pareto[b].X
+			}
+			return pn.Pareto[a].Y > pn.Pareto[b].Y
+		})
 		pn.clip(f, y)
 	}
 	if math.IsInf(s.XMin, 1) {
@@ -224,7 +232,8 @@ func FrontierChart(w io.Writer, f Frontier, o Options) error {
 		}
 		p := newPlot("", xName, name)
 		pan := newPanel(p)
-		if err := drawFrontierPanel(p, pan, pn, f, k == 0); err != nil {
+		limit := []string{f.WaitLimitLabel, f.RejectedLimitLabel}[k]
+		if err := drawFrontierPanel(p, pan, pn, f, limit, k == 0); err != nil {
 			return fmt.Errorf("plots: frontier: %w", err)
 		}
 		pad := math.Max((s.XMax-s.XMin)*0.05, 0.5)
@@ -239,6 +248,12 @@ func FrontierChart(w io.Writer, f Frontier, o Options) error {
 	if o.Title != "" {
 		title += " · " + o.Title
 	}
+	if f.Recommended >= 0 && f.RecommendedLabel != "" {
+		title += " · recommended " + f.RecommendedLabel
+	}
+	if f.Current >= 0 && f.CurrentLabel != "" {
+		title += " · current " + f.CurrentLabel
+	}
 	if err := render(w, wd, ht, title, []column{{1, panels}}); err != nil {
 		return fmt.Errorf("plots: frontier: %w", err)
 	}
@@ -247,7 +262,7 @@ func FrontierChart(w io.Writer, f Frontier, o Options) error {
 
 // drawFrontierPanel adds one panel's series and legend entries (the
 // configurations' markers only in the top panel's legend).
-func drawFrontierPanel(p *plot.Plot, pan *panel, pn FrontierPanel, f Frontier, top bool) error {
+func drawFrontierPanel(p *plot.Plot, pan *panel, pn FrontierPanel, f Frontier, limit string, top bool) error {
 	if len(pn.Pareto) > 0 {
 		th, err := addLines(p, []plotter.XYs{pn.Pareto}, lineStyle(colBlack, 1.2, nil))
 		if err != nil {
@@ -267,7 +282,7 @@ func drawFrontierPanel(p *plot.Plot, pan *panel, pn FrontierPanel, f Frontier, t
 	if !math.IsNaN(pn.Limit) && !math.IsInf(pn.Limit, 0) {
 		sty := lineStyle(colVermillion, 1.3, []vg.Length{vg.Points(4), vg.Points(3)})
 		p.Add(limitLine{y: pn.Limit, sty: sty})
-		pan.add(f.LimitLabel, &plotter.Line{LineStyle: sty})
+		pan.add(limit, &plotter.Line{LineStyle: sty})
 	}
 	for _, m := range []struct {
 		xys   plotter.XYs
@@ -276,8 +291,8 @@ func drawFrontierPanel(p *plot.Plot, pan *panel, pn FrontierPanel, f Frontier, t
 	}{
 		{pn.Infeasible, frontierInfeasible, "fails a constraint"},
 		{pn.Feasible, frontierFeasible, "meets the constraints"},
-		{pn.Current, frontierCurrent, "current: " + f.CurrentLabel},
-		{pn.Recommended, frontierRecommend, "recommended: " + f.RecommendedLabel},
+		{pn.Current, frontierCurrent, "current configuration"},
+		{pn.Recommended, frontierRecommend, "recommendation"},
 	} {
 		if len(m.xys) == 0 {
 			continue

@@ -14,7 +14,7 @@ func frontierData() Frontier {
 	f := Frontier{
 		ThreadsName: "threads", WaitName: "wait p99 (s)", RejectedName: "rejected share",
 		Current: 1, Recommended: 3, CurrentLabel: "core=8", RecommendedLabel: "core=11",
-		WaitLimit: 0.06, RejectedLimit: math.NaN(), LimitLabel: "wait_p99_s < 0.06",
+		WaitLimit: 0.06, RejectedLimit: math.NaN(), WaitLimitLabel: "wait_p99_s < 0.06",
 	}
 	for _, p := range []struct {
 		th, wait float64

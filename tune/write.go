@@ -121,7 +121,6 @@ func (r *Result) Chart() plots.Frontier {
 			f.Recommended = i
 		}
 	}
-	var limits []string
 	for _, c := range r.Constraints {
 		m := limitRE.FindStringSubmatch(c)
 		if m == nil {
@@ -132,13 +131,11 @@ func (r *Result) Chart() plots.Frontier {
 			continue
 		}
 		if m[1] == "wait_p99_s" {
-			f.WaitLimit = x
+			f.WaitLimit, f.WaitLimitLabel = x, "bound: "+c
 		} else {
-			f.RejectedLimit = x
+			f.RejectedLimit, f.RejectedLimitLabel = x, "bound: "+c
 		}
-		limits = append(limits, c)
 	}
-	f.LimitLabel = "constraint: " + strings.Join(limits, ", ")
 	if c := r.Closed; c != nil && c.Why == "" {
 		d := r.t.dims[r.keyIndex(c.Key)]
 		m := closedModel{Lambda: c.Lambda, Mu: c.Mu, duration: 1}
