@@ -33,7 +33,7 @@ func (r *Result) WriteText(w io.Writer, jobs int) error {
 	fmt.Fprintf(ew, "  recommend %s    (objective %s)\n", rec.Label(r.Keys), sweep.FormatFigure(rec.Objective, rec.ObjectiveHW))
 	fmt.Fprintf(ew, "            %s\n", r.figureLine(rec))
 	for _, b := range r.Binds {
-		fmt.Fprintf(ew, "  binds     '%s': at %s, %s%s\n", b.Constraint, b.At.Label(r.Keys), r.constraintFigures(b.Constraint, b.At), undecided(b.At, t.cfg.MaxReplications))
+		fmt.Fprintf(ew, "  binds     '%s': at %s, %s%s; there %s\n", b.Constraint, b.At.Label(r.Keys), r.constraintFigures(b.Constraint, b.At), undecided(b.At, t.cfg.MaxReplications), pressure(b.At))
 	}
 	if len(r.Binds) == 0 {
 		fmt.Fprintf(ew, "  binds     no constraint: no cheaper neighbour was evaluated (the recommendation is at the edge of the --vary ranges)\n")
@@ -61,6 +61,27 @@ func (r *Result) coarsePoints() int {
 		}
 	}
 	return n
+}
+
+// pressure says where a point's pool is short: how busy its threads are,
+// its queue, its rejections.
+func pressure(p *Point) string {
+	u, _ := p.Figure("utilization")
+	q, _ := p.Figure("queue_len_mean")
+	qm, _ := p.Figure("queue_len_max")
+	rj, _ := p.Figure(RejectMetric)
+	s := fmt.Sprintf("the threads are busy %s of the time and the queue holds %s tasks on average (%s at most)", percent(u), short(q), short(qm))
+	if rj > 0 {
+		s += fmt.Sprintf(": it fills and %s of the tasks are rejected", percent(rj))
+	}
+	return s
+}
+
+func percent(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
 func undecided(p *Point, maxReps int) string {
