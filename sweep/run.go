@@ -68,16 +68,9 @@ type Sweep struct {
 // the fixed overrides); each point is checked when it is run (Run checks
 // every point before simulating any).
 func New(cfg Config) (*Sweep, error) {
-	data := cfg.Data
-	if data == nil {
-		var err error
-		if data, err = os.ReadFile(cfg.Path); err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, inputerr.New(cfg.Path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
-		}
+	data, err := ReadScenario(cfg.Path, cfg.Data)
+	if err != nil {
+		return nil, err
 	}
 	sc, err := scenarios.Parse(data, cfg.Path, cfg.Sets)
 	if err != nil {
@@ -111,14 +104,8 @@ func New(cfg Config) (*Sweep, error) {
 	case cfg.Precision > 0 && len(cfg.Decide) > 0:
 		return nil, inputerr.New("--precision", 0, 0, "", "a sweep stops its replications on a precision target or on decided gates, not both", "one of them")
 	case len(cfg.Decide) > 0:
-		if cfg.Replications < 2 {
-			return nil, inputerr.New("--replications", 0, 0, "", fmt.Sprintf("deciding gates needs at least 2 first replications per point, got %d", cfg.Replications), "2 or more")
-		}
-		if cfg.MaxReplications == 0 {
-			cfg.MaxReplications = DefaultMaxReplications
-		}
-		if cfg.MaxReplications < cfg.Replications {
-			return nil, inputerr.New("--max-replications", 0, 0, "", fmt.Sprintf("%d is below --replications %d", cfg.MaxReplications, cfg.Replications), "at least --replications")
+		if err := replicationBounds(&cfg, "deciding gates"); err != nil {
+			return nil, err
 		}
 	case cfg.Precision > 0:
 		if cfg.Metric == "" {
@@ -127,14 +114,8 @@ func New(cfg Config) (*Sweep, error) {
 		if s.metric = indexOf(names, cfg.Metric); s.metric < 0 {
 			return nil, unknownMetric("--metric", cfg.Metric, names)
 		}
-		if cfg.Replications < 2 {
-			return nil, inputerr.New("--replications", 0, 0, "", fmt.Sprintf("--precision needs at least 2 first replications per point, got %d", cfg.Replications), "2 or more (5 is a sound start)")
-		}
-		if cfg.MaxReplications == 0 {
-			cfg.MaxReplications = DefaultMaxReplications
-		}
-		if cfg.MaxReplications < cfg.Replications {
-			return nil, inputerr.New("--max-replications", 0, 0, "", fmt.Sprintf("%d is below --replications %d", cfg.MaxReplications, cfg.Replications), "at least --replications")
+		if err := replicationBounds(&cfg, "--precision"); err != nil {
+			return nil, err
 		}
 	case cfg.Metric != "" && indexOf(names, cfg.Metric) < 0:
 		return nil, unknownMetric("--metric", cfg.Metric, names)
@@ -182,6 +163,22 @@ func New(cfg Config) (*Sweep, error) {
 	return s, nil
 }
 
+// replicationBounds checks the replications of a sweep that chooses how
+// many each point runs (what names the rule): at least 2 first ones (an
+// interval), and a cap (default DefaultMaxReplications) not below them.
+func replicationBounds(cfg *Config, what string) error {
+	if cfg.Replications < 2 {
+		return inputerr.New("--replications", 0, 0, "", fmt.Sprintf("%s needs at least 2 first replications per point, got %d", what, cfg.Replications), "2 or more (5 is a sound start)")
+	}
+	if cfg.MaxReplications == 0 {
+		cfg.MaxReplications = DefaultMaxReplications
+	}
+	if cfg.MaxReplications < cfg.Replications {
+		return inputerr.New("--max-replications", 0, 0, "", fmt.Sprintf("%d is below --replications %d", cfg.MaxReplications, cfg.Replications), "at least --replications")
+	}
+	return nil
+}
+
 func indexOf(xs []string, x string) int {
 	for i, y := range xs {
 		if y == x {
@@ -197,6 +194,23 @@ func unknownMetric(flag, name string, names []string) error {
 		msg += fmt.Sprintf("; did you mean %q?", sug)
 	}
 	return inputerr.New(flag, 0, 0, "", msg, "a numeric field of summary.json: "+strings.Join(names, ", "))
+}
+
+// ReadScenario returns data, or when it is nil the scenario file at path;
+// a file that cannot be read is an input error naming it.
+func ReadScenario(path string, data []byte) ([]byte, error) {
+	if data != nil {
+		return data, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
+	}
+	return data, nil
 }
 
 // Definition returns the sweep's definition.

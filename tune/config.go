@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
@@ -122,16 +121,9 @@ func New(cfg Config) (*Tuner, error) {
 	case !(cfg.Traffic > 0) || math.IsInf(cfg.Traffic, 0):
 		return nil, flagErr("--traffic", fmt.Sprintf("%v is not a traffic factor", cfg.Traffic), "a number > 0, e.g. 1.5")
 	}
-	data := cfg.Data
-	if data == nil {
-		var err error
-		if data, err = os.ReadFile(cfg.Path); err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, inputerr.New(cfg.Path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
-		}
+	data, err := sweep.ReadScenario(cfg.Path, cfg.Data)
+	if err != nil {
+		return nil, err
 	}
 	base, err := scenarios.Parse(data, cfg.Path, cfg.Sets)
 	if err != nil {

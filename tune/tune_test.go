@@ -96,6 +96,28 @@ func checkClosed(t *testing.T, r *Result, p *Point, name string) {
 	}
 }
 
+// matchesClosedForm tunes pool.core of a core = max scenario under one
+// constraint on metric and checks the recommendation against the closed
+// form: the same size, figures within checkClosed's tolerance there and
+// at the cheaper neighbour that binds.
+func matchesClosedForm(t *testing.T, scenario, varied, constraint, model, metric string, size int) *Result {
+	t.Helper()
+	r := tuneRun(t, Config{Path: scenarioFile(t, scenario), Vary: vary(t, varied), Constraints: []string{constraint}, Minimize: "pool.core"}, Options{})
+	if r.Closed == nil || r.Closed.Model != model || r.Closed.Size != size {
+		t.Fatalf("closed form %+v; want %s with size %d", r.Closed, model, size)
+	}
+	if got, want := r.Recommended.Label(r.Keys), "pool.core="+strconv.Itoa(size); got != want {
+		t.Errorf("recommended %s; %s says %s", got, model, want)
+	}
+	checkClosed(t, r, r.Recommended, metric)
+	if len(r.Binds) != 1 || r.Binds[0].At.Label(r.Keys) != "pool.core="+strconv.Itoa(size-1) {
+		t.Fatalf("binds %+v; want the constraint at pool.core=%d", r.Binds, size-1)
+	}
+	checkClosed(t, r, r.Binds[0].At, metric)
+	t.Logf("%d rounds, %d points, %d replications", r.Rounds, len(r.Points), r.Replications)
+	return r
+}
+
 // TestMatchesErlangC: for core = max pools on an unbounded queue, the
 // recommended size is the smallest c whose M/M/c wait p99, ln(C/0.01) /
 // (cμ − λ), is below the bound. With the bound at 0.06 s, c = 10 gives
@@ -103,18 +125,7 @@ func checkClosed(t *testing.T, r *Result, p *Point, name string) {
 // half-widths wide (±10% at 5 replications of 5 minutes), so the intervals
 // decide both.
 func TestMatchesErlangC(t *testing.T) {
-	r := tuneRun(t, Config{Path: scenarioFile(t, mmc), Vary: vary(t, "pool.core=6:30:5"), Constraints: []string{"wait_p99_s < 0.06"}, Minimize: "pool.core"}, Options{})
-	if r.Closed == nil || r.Closed.Model != "M/M/c (Erlang C)" || r.Closed.Size != 11 {
-		t.Fatalf("closed form %+v; want M/M/c with size 11", r.Closed)
-	}
-	if got := r.Recommended.Label(r.Keys); got != "pool.core=11" {
-		t.Errorf("recommended %s; Erlang C says pool.core=11", got)
-	}
-	checkClosed(t, r, r.Recommended, "wait_p99_s")
-	if len(r.Binds) != 1 || r.Binds[0].At.Label(r.Keys) != "pool.core=10" {
-		t.Fatalf("binds %+v; want the constraint at pool.core=10", r.Binds)
-	}
-	checkClosed(t, r, r.Binds[0].At, "wait_p99_s")
+	r := matchesClosedForm(t, mmc, "pool.core=6:30:5", "wait_p99_s < 0.06", "M/M/c (Erlang C)", "wait_p99_s", 11)
 	// The current configuration (8 threads: 0.239 s) fails; the nearest
 	// feasible change is the recommendation.
 	if r.Current == nil || r.Current.Feasible || r.Nearest != r.Recommended {
@@ -123,7 +134,6 @@ func TestMatchesErlangC(t *testing.T) {
 	if msg := r.CheckFailure(); !strings.Contains(msg, "pool.core 8 → 11") || strings.Contains(msg, "\n") {
 		t.Errorf("check failure %q; want the nearest change pool.core 8 → 11 on one line", msg)
 	}
-	t.Logf("%d rounds, %d points, %d replications", r.Rounds, len(r.Points), r.Replications)
 }
 
 // TestMatchesErlangB: on a SynchronousQueue the recommended size is the
@@ -132,17 +142,7 @@ func TestMatchesErlangC(t *testing.T) {
 // rejects about 400 tasks at c = 14: the share's relative standard error
 // per replication is near 8%, so 5 replications decide.
 func TestMatchesErlangB(t *testing.T) {
-	r := tuneRun(t, Config{Path: scenarioFile(t, loss), Vary: vary(t, "pool.core=5:40:8"), Constraints: []string{"rejected_ratio < 0.025"}, Minimize: "pool.core"}, Options{})
-	if r.Closed == nil || r.Closed.Model != "M/G/c/c (Erlang B)" || r.Closed.Size != 14 {
-		t.Fatalf("closed form %+v; want M/G/c/c with size 14", r.Closed)
-	}
-	if got := r.Recommended.Label(r.Keys); got != "pool.core=14" {
-		t.Errorf("recommended %s; Erlang B says pool.core=14", got)
-	}
-	checkClosed(t, r, r.Recommended, "rejected_ratio")
-	if len(r.Binds) == 1 {
-		checkClosed(t, r, r.Binds[0].At, "rejected_ratio")
-	}
+	matchesClosedForm(t, loss, "pool.core=5:40:8", "rejected_ratio < 0.025", "M/G/c/c (Erlang B)", "rejected_ratio", 14)
 }
 
 // TestVerifiedByIndependentSweep: on a bundled example the recommendation
