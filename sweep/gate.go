@@ -236,8 +236,10 @@ func CompileExpr(flag, text string, d *Definition, number bool) (*Gate, error) {
 		msg := strings.Join(strings.Fields(strings.SplitN(err.Error(), "\n", 2)[0]), " ")
 		if m := unknownNameRE.FindStringSubmatch(msg); m != nil {
 			names := append(append(append([]string{}, d.Metrics...), DerivedNames()...), "hw", "param", "replications", "point")
-			for k := range bareKeys(d) {
-				names = append(names, strings.SplitN(k, ".", 2)[0])
+			for _, p := range d.Params {
+				if bareKeys(d)[p.Key] {
+					names = append(names, strings.SplitN(p.Key, ".", 2)[0])
+				}
 			}
 			if sug := inputerr.Suggest(m[1], names); sug != "" {
 				msg += fmt.Sprintf("; did you mean %q?", sug)
