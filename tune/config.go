@@ -250,7 +250,7 @@ func (o objective) value(d *sweep.Definition, vals []sweep.Value, kinds []sweep.
 	case o.metric != "":
 		return sweep.Figure(d, row, o.metric)
 	case o.key >= 0:
-		return vals[o.key].Num(kinds[o.key]), 0
+		return vals[o.key].Num(kinds[o.key]), math.NaN()
 	}
 	x, err := o.cost.Number(d, row)
 	if err != nil {

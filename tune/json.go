@@ -44,10 +44,10 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
+		kb, _ := marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[i])
+		vb, err := marshal(o.vals[i])
 		if err != nil {
 			return nil, err
 		}
@@ -55,6 +55,18 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// marshal is json.Marshal without HTML escaping: constraints keep their
+// < and > readable.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // figureJSON is a mean with its 95% half-width (null: none).
@@ -222,7 +234,10 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		frontier = append(frontier, r.pointJSON(p))
 	}
 	o.add("frontier", frontier)
-	return sim.WriteJSON(w, o)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(o)
 }
 
 // changes lists the --set overrides that turn the current configuration

@@ -69,11 +69,15 @@ func (t *Tuner) hypercube(n int) [][]sweep.Value {
 const maxIncumbents = 8
 
 // ranked returns the feasible points, best first: by objective, then
-// nearest the current configuration, then by label.
-func (s *search) ranked() []*Point {
+// nearest the current configuration, then by label. With inRange, only
+// points within the --vary ranges (a numeric key between its least and
+// greatest value, a text key one of its values): the recommendation stays
+// where the user allows it, though bisecting towards the current
+// configuration may evaluate points beyond.
+func (s *search) ranked(inRange bool) []*Point {
 	var out []*Point
 	for _, p := range s.points {
-		if p.Feasible && !math.IsNaN(p.Objective) {
+		if p.Feasible && !math.IsNaN(p.Objective) && (!inRange || s.t.inRange(p)) {
 			out = append(out, p)
 		}
 	}
@@ -99,7 +103,7 @@ func (s *search) ranked() []*Point {
 func (s *search) incumbents() []*Point {
 	var out []*Point
 	seen := map[string]bool{}
-	for _, p := range s.ranked() {
+	for _, p := range s.ranked(true) {
 		var combo []string
 		for k, d := range s.t.dims {
 			if !d.numeric {
@@ -133,6 +137,30 @@ func (s *search) incumbents() []*Point {
 		}
 	}
 	return out
+}
+
+// inRange reports whether p lies within the --vary ranges.
+func (t *Tuner) inRange(p *Point) bool {
+	if p.Values == nil {
+		return false
+	}
+	for k, d := range t.dims {
+		v := p.Values[k]
+		if d.numeric {
+			if x := v.Num(d.param.Kind); !(x >= d.lo && x <= d.hi) {
+				return false
+			}
+			continue
+		}
+		listed := false
+		for _, w := range d.param.Values {
+			listed = listed || w.Canon == v.Canon
+		}
+		if !listed {
+			return false
+		}
+	}
+	return true
 }
 
 // neighbours returns the evaluated points nearest p along numeric key k,

@@ -90,15 +90,16 @@ func (s *search) result(ctx context.Context) (*Result, error) {
 	if !s.placed && s.current != nil {
 		r.Replications += s.current.Row.Replications
 	}
-	ranked := s.ranked()
+	ranked := s.ranked(true)
 	if len(ranked) == 0 {
 		return nil, s.infeasible()
 	}
 	r.Recommended = ranked[0]
 	if r.Current != nil && !r.Current.Feasible {
-		r.Nearest = ranked[0]
-		for _, p := range ranked {
-			if s.distance(p) < s.distance(r.Nearest) {
+		// The nearest feasible point may lie between the current
+		// configuration and the ranges.
+		for _, p := range s.ranked(false) {
+			if r.Nearest == nil || s.distance(p) < s.distance(r.Nearest) {
 				r.Nearest = p
 			}
 		}
@@ -130,9 +131,15 @@ func (s *search) infeasible() error {
 		return n
 	}
 	for _, p := range s.points {
+		if !s.t.inRange(p) {
+			continue
+		}
 		if best == nil || fails(p) < fails(best) || (fails(p) == fails(best) && s.violation(p) < s.violation(best)) {
 			best = p
 		}
+	}
+	if best == nil {
+		return flagErr("--vary", "no point within the --vary ranges could be evaluated", "ranges the scenario accepts")
 	}
 	what := "fails " + s.failing(best)
 	if s.failing(best) == "" {

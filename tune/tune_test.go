@@ -265,8 +265,7 @@ func TestInputErrors(t *testing.T) {
 		}
 	}
 	// Ranges where nothing meets the constraints: after the search, one
-	// line naming the closest point (the current 8 threads, evaluated
-	// beside the range's 2, 4 and 7) and what it fails.
+	// line naming the closest point within them and what it fails.
 	cfg := base
 	cfg.Vary = vary(t, "pool.core=2:7:3")
 	tn, err := New(cfg)
@@ -274,8 +273,17 @@ func TestInputErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tn.Run(context.Background(), Options{Jobs: 2})
-	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "no configuration in the --vary ranges meets the constraints") || !strings.Contains(err.Error(), "the closest, pool.core=8, fails 'wait_p99_s < 0.06'") {
+	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "no configuration in the --vary ranges meets the constraints") || !strings.Contains(err.Error(), "the closest, pool.core=7, fails 'wait_p99_s < 0.06'") {
 		t.Errorf("infeasible ranges: %v", err)
+	}
+	// The current 8 threads meet a 0.5 s bound, but lie outside the
+	// ranges: never recommended.
+	cfg.Constraints = []string{"wait_p99_s < 0.5"}
+	if tn, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = tn.Run(context.Background(), Options{Jobs: 2}); err == nil || !strings.Contains(err.Error(), "the closest, pool.core=7, fails 'wait_p99_s < 0.5'") {
+		t.Errorf("a feasible current configuration outside the ranges: %v", err)
 	}
 }
 
