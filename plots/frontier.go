@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -181,12 +182,21 @@ func (pn *FrontierPanel) clip(f Frontier, y func(FrontierPoint) float64) {
 			if xy.Y > top {
 				if xys != &pn.Pareto && !containsXY(pn.Above, plotter.XY{X: xy.X, Y: top}) {
 					pn.Above = append(pn.Above, plotter.XY{X: xy.X, Y: top})
-					pn.AboveLabels = append(pn.AboveLabels, fmtValue(xy.Y))
+					pn.AboveLabels = append(pn.AboveLabels, offScale(xy.Y))
 				}
 				(*xys)[i].Y = top
 			}
 		}
 	}
+}
+
+// offScale writes an off-scale value: whole above 1000 (2671, not
+// 2.67e+03), else as cells are.
+func offScale(v float64) string {
+	if math.Abs(v) >= 1000 && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return fmtValue(v)
 }
 
 func containsXY(xys plotter.XYs, p plotter.XY) bool {

@@ -83,3 +83,50 @@ func TestTuneExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// The README's tuning section shows only flags tune has.
+func TestReadmeTuneSection(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	i := strings.Index(s, "## Tuning")
+	if i < 0 {
+		t.Fatal(`README.md has no "Tuning" section`)
+	}
+	sec := s[i:]
+	if j := strings.Index(sec[3:], "\n## "); j >= 0 {
+		sec = sec[:j+3]
+	}
+	known := map[string]bool{"--help": true}
+	for _, f := range tuneCommand().Flags {
+		for _, n := range f.Names() {
+			known["--"+n] = true
+		}
+	}
+	// Commands: "$ poolsim tune ..." with their "\" continuation lines.
+	checked := 0
+	lines := strings.Split(sec, "\n")
+	for k := 0; k < len(lines); k++ {
+		if !strings.HasPrefix(lines[k], "$ poolsim tune ") {
+			continue
+		}
+		cmd := lines[k]
+		for strings.HasSuffix(cmd, `\`) && k+1 < len(lines) {
+			k++
+			cmd = strings.TrimSuffix(cmd, `\`) + " " + lines[k]
+		}
+		for _, w := range strings.Fields(cmd) {
+			if strings.HasPrefix(w, "--") {
+				checked++
+				if !known[w] {
+					t.Errorf("README.md: %q is not a flag of poolsim tune (in %q)", w, cmd)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("README.md: only %d tune flags checked", checked)
+	}
+}
