@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -110,6 +111,10 @@ func tuneAction(c *cli.Context) error {
 		return &usageError{fmt.Sprintf("--progress %q: one of lines, none", c.String("progress"))}
 	}
 	res, err := tn.Run(c.Context, opt)
+	if errors.Is(err, sweep.ErrInterrupted) {
+		fmt.Fprintf(c.App.ErrWriter, "poolsim: tune interrupted: every finished point is saved in %s; run the same command with --resume to continue\n", filepath.Join(out, "rounds"))
+		return err
+	}
 	if err != nil {
 		return err
 	}
