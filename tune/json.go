@@ -228,6 +228,10 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	s.add("points", len(r.Points))
 	s.add("replications", r.Replications)
 	s.add("confidence", number(sweep.Confidence))
+	if len(r.Skipped) > 0 {
+		s.add("skipped", len(r.Skipped))
+		s.add("skipped_example", r.Skipped[0])
+	}
 	o.add("search", s)
 	frontier := []ordered{}
 	for _, p := range r.Frontier {

@@ -54,7 +54,8 @@ type Result struct {
 	RobustNote string
 	// Closed is the closed-form answer, when every point has one.
 	Closed *ClosedForm
-	// Skipped are points the scenario loader refused (up to 3, then "...").
+	// Skipped are the points the scenario loader refused, each with why
+	// (core above max, a capacity for a SynchronousQueue).
 	Skipped []string
 	// Partial: a shard of the coarse stage only (Shard, ShardPoints).
 	Partial     bool

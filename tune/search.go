@@ -91,7 +91,7 @@ type search struct {
 	points  []*Point
 	byKey   map[string]*Point
 	tried   map[string]bool // evaluated or refused by the scenario loader
-	skipped []string        // points the loader refused, with why
+	skipped []string        // points the loader refused, each with why
 	current *Point
 	placed  bool // the current configuration is a point of the search
 	sims    int
@@ -135,7 +135,7 @@ func (t *Tuner) Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	coarse = s.filter(coarse)
 	if len(coarse) == 0 {
-		return nil, flagErr("--vary", "the scenario refuses every coarse point: "+strings.Join(s.skipped, "; "), "ranges the scenario accepts")
+		return nil, flagErr("--vary", fmt.Sprintf("the scenario refuses all %d coarse points, e.g. %s", len(s.skipped), s.skipped[0]), "ranges the scenario accepts")
 	}
 	if !opt.Shard.Whole() {
 		o, err := s.round(ctx, 1, method, coarse, nil, opt.Shard)
@@ -219,11 +219,7 @@ func (s *search) filter(pts [][]sweep.Value) [][]sweep.Value {
 		}
 		s.tried[k] = true
 		if err := s.valid(p); err != nil {
-			if len(s.skipped) < 3 {
-				s.skipped = append(s.skipped, strings.Join(s.sets(p), " ")+": "+oneLine(err.Error()))
-			} else if len(s.skipped) == 3 {
-				s.skipped = append(s.skipped, "...")
-			}
+			s.skipped = append(s.skipped, strings.Join(s.sets(p), " ")+": "+oneLine(err.Error()))
 			continue
 		}
 		out = append(out, p)

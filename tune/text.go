@@ -29,6 +29,9 @@ func (r *Result) WriteText(w io.Writer, jobs int) error {
 		fmt.Fprintf(ew, " (%d simulations run in %s with %d jobs)", r.Simulations, r.Wall.Round(time.Millisecond), jobs)
 	}
 	fmt.Fprintln(ew)
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(ew, "  skipped   %d points the scenario refuses, e.g. %s\n", len(r.Skipped), r.Skipped[0])
+	}
 	rec := r.Recommended
 	fmt.Fprintf(ew, "  recommend %s    (objective %s)\n", rec.Label(r.Keys), sweep.FormatFigure(rec.Objective, rec.ObjectiveHW))
 	fmt.Fprintf(ew, "            %s\n", r.figureLine(rec))
