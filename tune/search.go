@@ -138,18 +138,18 @@ func (t *Tuner) Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, flagErr("--vary", fmt.Sprintf("the scenario refuses all %d coarse points, e.g. %s", len(s.skipped), s.skipped[0]), "ranges the scenario accepts")
 	}
 	if !opt.Shard.Whole() {
-		o, err := s.round(ctx, 1, method, coarse, nil, opt.Shard)
+		o, err := s.round(ctx, 1, method, coarse, opt.Shard)
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Partial: true, Shard: opt.Shard, ShardPoints: o.Points, Simulations: o.Simulations, Wall: time.Since(start), t: t}, nil
 	}
 	if len(opt.From) > 0 {
-		if err := s.merge(coarse, method); err != nil {
+		if err := s.merge(); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := s.round(ctx, 1, method, coarse, nil, sweep.Shard{}); err != nil {
+	if _, err := s.round(ctx, 1, method, coarse, sweep.Shard{}); err != nil {
 		return nil, err
 	}
 	for r := 2; r <= t.cfg.MaxRounds+1; r++ {
@@ -157,7 +157,7 @@ func (t *Tuner) Run(ctx context.Context, opt Options) (*Result, error) {
 		if len(next) == 0 {
 			break
 		}
-		if _, err := s.round(ctx, r, "refine", next, nil, sweep.Shard{}); err != nil {
+		if _, err := s.round(ctx, r, "refine", next, sweep.Shard{}); err != nil {
 			return nil, err
 		}
 	}
@@ -287,9 +287,9 @@ func (s *search) dir(name string) string {
 
 func roundDir(r int) string { return filepath.Join("rounds", fmt.Sprintf("%02d", r)) }
 
-// round evaluates pts as round r and records them.
-func (s *search) round(ctx context.Context, r int, name string, pts [][]sweep.Value, sets []string, sh sweep.Shard) (*sweep.Outcome, error) {
-	sw, err := sweep.New(s.roundConfig(pts, sets))
+// round evaluates pts (shard sh of them) as round r and records them.
+func (s *search) round(ctx context.Context, r int, name string, pts [][]sweep.Value, sh sweep.Shard) (*sweep.Outcome, error) {
+	sw, err := sweep.New(s.roundConfig(pts, nil))
 	if err != nil {
 		return nil, asVary(err)
 	}
@@ -319,15 +319,13 @@ func (s *search) round(ctx context.Context, r int, name string, pts [][]sweep.Va
 }
 
 // merge combines the coarse stage's shards into Dir's round 1.
-func (s *search) merge(coarse [][]sweep.Value, method string) error {
+func (s *search) merge() error {
 	var dirs []string
 	for _, d := range s.opt.From {
 		dirs = append(dirs, filepath.Join(d, roundDir(1)))
 	}
-	if _, err := sweep.Merge(dirs, s.dir(roundDir(1))); err != nil {
-		return err
-	}
-	return nil
+	_, err := sweep.Merge(dirs, s.dir(roundDir(1)))
+	return err
 }
 
 // evaluate makes a Point of a round's row.
