@@ -17,7 +17,10 @@
 //     time, beside the steady-state CDF;
 //   - Comparison: one line per run for one timeline column;
 //   - Heatmap and SweepLines: a metric over two swept parameters, or over
-//     one with error bars.
+//     one with error bars;
+//   - FrontierChart: a search's trade-off (poolsim tune), threads against
+//     wait and against rejected share, the Pareto frontier, the current
+//     configuration, the recommendation, the bounds and a closed form.
 //
 // Colours are the Okabe–Ito palette and viridis, both readable with common
 // colour-vision deficiencies; lines also differ by dash pattern or marker.

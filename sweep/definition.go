@@ -27,16 +27,22 @@ type Definition struct {
 	Sets           []string   `json:"sets"`            // fixed --set overrides, in order
 	BaseSeed       uint64     `json:"base_seed"`       // the scenario's seed (after --set/--seed)
 	Params         []ParamDef `json:"params"`
-	Points         int        `json:"points"`
+	// Design, when set, lists the points instead of the grid: point i
+	// takes value Design[i][k] of parameter k (see NewDesign).
+	Design [][]int `json:"design,omitempty"`
+	Points int     `json:"points"`
 	// Replications per point; with Precision, the first replications of
 	// each point before the precision rule is checked.
-	Replications    int      `json:"replications"`
-	Precision       float64  `json:"precision,omitempty"`        // target relative 95% half-width
-	PrecisionMetric string   `json:"precision_metric,omitempty"` // the metric it applies to
-	MaxReplications int      `json:"max_replications,omitempty"` // cap of the precision loop
-	Confidence      float64  `json:"confidence"`
-	Metrics         []string `json:"metrics"`
-	Notes           []string `json:"notes"`
+	Replications    int     `json:"replications"`
+	Precision       float64 `json:"precision,omitempty"`        // target relative 95% half-width
+	PrecisionMetric string  `json:"precision_metric,omitempty"` // the metric it applies to
+	MaxReplications int     `json:"max_replications,omitempty"` // cap of the precision or decide loop
+	// Decide, when set, adds replications to each point until the 95%
+	// intervals decide every one of these gate expressions (Gate.Decided).
+	Decide     []string `json:"decide,omitempty"`
+	Confidence float64  `json:"confidence"`
+	Metrics    []string `json:"metrics"`
+	Notes      []string `json:"notes"`
 }
 
 // ParamDef is a Param as stored.
@@ -89,7 +95,7 @@ func (d *Definition) Grid() (*Grid, error) {
 		}
 		ps[i] = Param{Key: pd.Key, Spec: pd.Spec, Kind: k, Values: pd.Values}
 	}
-	g, err := NewGrid(ps)
+	g, err := NewDesign(ps, d.Design)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +168,8 @@ func (d *Definition) diff(o *Definition) string {
 		{"--precision", d.Precision, o.Precision},
 		{"--metric", d.PrecisionMetric, o.PrecisionMetric},
 		{"--max-replications", d.MaxReplications, o.MaxReplications},
+		{"decide", d.Decide, o.Decide},
+		{"design", len(d.Design), len(o.Design)},
 		{"metrics", d.Metrics, o.Metrics},
 	} {
 		if fmt.Sprint(c.a) != fmt.Sprint(c.b) {
@@ -180,4 +188,21 @@ func paramSpecs(ps []ParamDef) []string {
 		out[i] = p.Key + "=" + p.Spec
 	}
 	return out
+}
+
+// adaptive reports whether points choose their number of replications
+// (a precision target or a decide rule), so that rows say whether the
+// rule was met.
+func (d *Definition) adaptive() bool { return d.Precision > 0 || len(d.Decide) > 0 }
+
+// reachedKey names the column and JSON key that says whether a point met
+// its stopping rule: precision_reached, decided, or "" for none.
+func (d *Definition) reachedKey() string {
+	switch {
+	case d.Precision > 0:
+		return "precision_reached"
+	case len(d.Decide) > 0:
+		return "decided"
+	}
+	return ""
 }

@@ -6,7 +6,8 @@
 //
 //   - ParseParam reads one --param KEY=VALUES (a list, a linear range
 //     A:B:N, a log range A:B:N:log; units kept) into a Param;
-//   - NewGrid crosses the parameters: point i of the grid, in grid order
+//   - NewGrid crosses the parameters (NewDesign lists points instead, for
+//     searches; Param.Midpoint bisects two values): point i of the grid, in grid order
 //     (first parameter slowest), gives --set overrides (Grid.Sets) and a
 //     canonical key (Grid.Key) from which its seeds derive (PointSeed,
 //     ReplicationSeed) — never from --jobs, the shard or the order points
@@ -20,7 +21,9 @@
 //   - Merge combines shard directories into exactly the directory the
 //     unsharded sweep writes, byte for byte;
 //   - CompileGate, Evaluate, FailureReport and WriteJUnit check --assert
-//     expressions (expr-lang) at every point, for CI;
+//     expressions (expr-lang) at every point, for CI; Gate.Decided says
+//     whether the confidence intervals decide a gate, and CompileExpr
+//     compiles the same language as a cost;
 //   - Plots draws a metric over one or two swept parameters (package
 //     plots).
 //
@@ -34,5 +37,7 @@
 // metric's half-width relative to its mean is below the target, checking
 // after each replication in order from the first batch on, up to a cap;
 // the rows say how many replications each point used and whether the
-// target was reached.
+// target was reached. With Decide gates instead (poolsim tune's
+// constraints), a point adds replications until the intervals decide every
+// gate (Gate.Decided), checked the same way.
 package sweep

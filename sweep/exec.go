@@ -182,7 +182,7 @@ func (s *Sweep) startSaver(saves <-chan *pointRecord, saveErr chan<- error, opt 
 				continue
 			}
 			if opt.Dir != "" {
-				if err := writePoint(opt.Dir, encodePoint(id, s.grid, s.def.Precision > 0, rec), rec.Point); err != nil {
+				if err := writePoint(opt.Dir, encodePoint(id, s.grid, s.def.reachedKey(), rec), rec.Point); err != nil {
 					failed = true
 					saveErr <- err
 					continue
@@ -219,7 +219,7 @@ func (s *Sweep) pick(open *[]*pointState, todo []int, next *int, jobs int) (*poi
 		*open = append(*open, ps)
 		return ps, nil
 	}
-	if s.def.Precision > 0 {
+	if s.def.adaptive() {
 		for _, ps := range *open {
 			if ps.issued < s.def.MaxReplications && ps.issued < ps.need+jobs {
 				return ps, nil
@@ -285,6 +285,9 @@ func (s *Sweep) record(r workResult) *pointRecord {
 // target was reached, and ok when the point is finished.
 func (s *Sweep) decide(ps *pointState) (n int, reached, ok bool) {
 	d := &s.def
+	if len(s.gates) > 0 {
+		return s.decideGates(ps)
+	}
 	if d.Precision <= 0 {
 		return ps.need, false, ps.have >= ps.need
 	}
@@ -303,6 +306,36 @@ func (s *Sweep) decide(ps *pointState) (n int, reached, ok bool) {
 			// steady state): more replications cannot define it.
 			return n, false, true
 		case n >= d.MaxReplications:
+			return n, false, true
+		}
+	}
+	ps.need = max(ps.need, ps.checked+1)
+	return 0, false, false
+}
+
+// decideGates is decide's rule for Decide gates: the point is finished at
+// the first n (from Replications on, in order) at which the intervals of
+// its first n replications decide every gate, or at MaxReplications.
+func (s *Sweep) decideGates(ps *pointState) (n int, reached, ok bool) {
+	d := &s.def
+	for n := max(ps.checked+1, d.Replications); n <= ps.have; n++ {
+		ps.checked = n
+		rec := &pointRecord{Point: ps.idx, Reps: make([]rep, n)}
+		for k := range n {
+			rec.Reps[k] = *ps.results[k]
+		}
+		row := aggregate(rec, s.grid, len(d.Metrics))
+		all := true
+		for _, g := range s.gates {
+			// The gates compiled in New; a run-time error (a type clash on
+			// a text parameter) leaves the gate undecided.
+			_, decided, err := g.Decided(d, &row)
+			all = all && decided && err == nil
+		}
+		if all {
+			return n, true, true
+		}
+		if n >= d.MaxReplications {
 			return n, false, true
 		}
 	}

@@ -22,6 +22,7 @@ const MaxPoints = 10_000_000
 type Grid struct {
 	Params []Param
 	n      int
+	design [][]int // listed points (NewDesign); nil: the cross product
 }
 
 // NewGrid checks params (one entry per key) and returns their grid. No
@@ -51,6 +52,12 @@ func (g *Grid) Len() int { return g.n }
 // Values returns point i's value of each parameter, in parameter order.
 func (g *Grid) Values(i int) []Value {
 	out := make([]Value, len(g.Params))
+	if g.design != nil {
+		for k, v := range g.design[i] {
+			out[k] = g.Params[k].Values[v]
+		}
+		return out
+	}
 	for k := len(g.Params) - 1; k >= 0; k-- {
 		vs := g.Params[k].Values
 		out[k] = vs[i%len(vs)]

@@ -23,8 +23,8 @@ type Row struct {
 	Values []Value // parameter values, in parameter order
 	// Replications is how many replications the point used.
 	Replications int
-	// Reached reports whether the precision target was met (only with a
-	// precision target).
+	// Reached reports whether the precision target was met, or the
+	// Decide gates decided (only with either rule).
 	Reached bool
 	// Incomplete counts replications that stopped early
 	// (a scenario limit); their metrics cover the time they ran.
@@ -84,7 +84,8 @@ func (r *Results) MetricIndex(name string) (int, bool) {
 }
 
 // CSVHeader returns sweep.csv's header: point, one column per parameter
-// (its key), replications, precision_reached (with a precision target),
+// (its key), replications, precision_reached (with a precision target) or
+// decided (with Decide gates),
 // incomplete_replications, seeds, then for each metric its mean (named as
 // in summary.json) and its 95% confidence half-width (name_hw).
 func (r *Results) CSVHeader() []string {
@@ -93,8 +94,8 @@ func (r *Results) CSVHeader() []string {
 		h = append(h, p.Key)
 	}
 	h = append(h, "replications")
-	if r.Definition.Precision > 0 {
-		h = append(h, "precision_reached")
+	if k := r.Definition.reachedKey(); k != "" {
+		h = append(h, k)
 	}
 	h = append(h, "incomplete_replications", "seeds")
 	for _, m := range r.Definition.Metrics {
@@ -134,7 +135,7 @@ func (r *Results) WriteCSV(w io.Writer) error {
 			rec = append(rec, v.Text)
 		}
 		rec = append(rec, strconv.Itoa(row.Replications))
-		if r.Definition.Precision > 0 {
+		if r.Definition.adaptive() {
 			rec = append(rec, strconv.FormatBool(row.Reached))
 		}
 		rec = append(rec, strconv.Itoa(row.Incomplete), seedList(row.Seeds, " "))
@@ -168,8 +169,8 @@ func (x rowJSON) MarshalJSON() ([]byte, error) {
 		writeJSONString(&b, v.Text)
 	}
 	fmt.Fprintf(&b, `},"replications":%d`, row.Replications)
-	if d.Precision > 0 {
-		fmt.Fprintf(&b, `,"precision_reached":%t`, row.Reached)
+	if k := d.reachedKey(); k != "" {
+		fmt.Fprintf(&b, `,%q:%t`, k, row.Reached)
 	}
 	fmt.Fprintf(&b, `,"incomplete_replications":%d,"seeds":[%s]`, row.Incomplete, seedList(row.Seeds, ","))
 	for _, part := range []struct {

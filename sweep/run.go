@@ -27,6 +27,9 @@ type Config struct {
 	Seed *uint64
 	// Params are the swept parameters (none: one point, the scenario).
 	Params []Param
+	// Design, if not nil, lists the points instead of crossing Params
+	// (NewDesign).
+	Design [][]int
 	// Replications per point (>= 1); with Precision, the replications every
 	// point starts with (>= 2).
 	Replications int
@@ -36,6 +39,11 @@ type Config struct {
 	Precision       float64
 	Metric          string
 	MaxReplications int
+	// Decide, if set, adds replications to each point until the 95%
+	// intervals decide every one of these gate expressions (Gate.Decided),
+	// or the point has MaxReplications: a constraint held with confidence.
+	// Exclusive with Precision.
+	Decide []string
 	// Version is poolsim's version, recorded in the outputs: results are
 	// byte-identical for the same definition and version.
 	Version string
@@ -52,23 +60,17 @@ type Sweep struct {
 	path   string
 	sets   []string
 	fields []metricField
-	metric int // index of the precision metric
+	metric int     // index of the precision metric
+	gates  []*Gate // the compiled Decide expressions
 }
 
 // New checks cfg and prepares the sweep. It loads the scenario once (with
 // the fixed overrides); each point is checked when it is run (Run checks
 // every point before simulating any).
 func New(cfg Config) (*Sweep, error) {
-	data := cfg.Data
-	if data == nil {
-		var err error
-		if data, err = os.ReadFile(cfg.Path); err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, inputerr.New(cfg.Path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
-		}
+	data, err := ReadScenario(cfg.Path, cfg.Data)
+	if err != nil {
+		return nil, err
 	}
 	sc, err := scenarios.Parse(data, cfg.Path, cfg.Sets)
 	if err != nil {
@@ -87,7 +89,7 @@ func New(cfg Config) (*Sweep, error) {
 			return nil, inputerr.New("--param "+p.Key+"="+p.Spec, 0, 0, p.Key, fmt.Sprintf("also fixed by --set %s", s), "sweep a key or fix it, not both")
 		}
 	}
-	grid, err := NewGrid(cfg.Params)
+	grid, err := NewDesign(cfg.Params, cfg.Design)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +101,12 @@ func New(cfg Config) (*Sweep, error) {
 		return nil, inputerr.New("--replications", 0, 0, "", fmt.Sprintf("%d replications", cfg.Replications), "at least 1")
 	case cfg.Precision < 0 || cfg.Precision != cfg.Precision:
 		return nil, inputerr.New("--precision", 0, 0, "", fmt.Sprintf("%v is not a relative half-width", cfg.Precision), "a number > 0, e.g. 0.02 for ±2% of the mean")
+	case cfg.Precision > 0 && len(cfg.Decide) > 0:
+		return nil, inputerr.New("--precision", 0, 0, "", "a sweep stops its replications on a precision target or on decided gates, not both", "one of them")
+	case len(cfg.Decide) > 0:
+		if err := replicationBounds(&cfg, "deciding gates"); err != nil {
+			return nil, err
+		}
 	case cfg.Precision > 0:
 		if cfg.Metric == "" {
 			return nil, inputerr.New("--precision", 0, 0, "", "needs --metric: the metric whose half-width it bounds", "--metric NAME, e.g. wait_p99_s")
@@ -106,14 +114,8 @@ func New(cfg Config) (*Sweep, error) {
 		if s.metric = indexOf(names, cfg.Metric); s.metric < 0 {
 			return nil, unknownMetric("--metric", cfg.Metric, names)
 		}
-		if cfg.Replications < 2 {
-			return nil, inputerr.New("--replications", 0, 0, "", fmt.Sprintf("--precision needs at least 2 first replications per point, got %d", cfg.Replications), "2 or more (5 is a sound start)")
-		}
-		if cfg.MaxReplications == 0 {
-			cfg.MaxReplications = DefaultMaxReplications
-		}
-		if cfg.MaxReplications < cfg.Replications {
-			return nil, inputerr.New("--max-replications", 0, 0, "", fmt.Sprintf("%d is below --replications %d", cfg.MaxReplications, cfg.Replications), "at least --replications")
+		if err := replicationBounds(&cfg, "--precision"); err != nil {
+			return nil, err
 		}
 	case cfg.Metric != "" && indexOf(names, cfg.Metric) < 0:
 		return nil, unknownMetric("--metric", cfg.Metric, names)
@@ -135,6 +137,12 @@ func New(cfg Config) (*Sweep, error) {
 	if cfg.Precision > 0 {
 		d.Precision, d.PrecisionMetric, d.MaxReplications = cfg.Precision, cfg.Metric, cfg.MaxReplications
 	}
+	if len(cfg.Decide) > 0 {
+		d.Decide, d.MaxReplications = append([]string{}, cfg.Decide...), cfg.MaxReplications
+	}
+	if cfg.Design != nil {
+		d.Design = cfg.Design
+	}
 	for _, p := range cfg.Params {
 		d.Params = append(d.Params, ParamDef{Key: p.Key, Spec: p.Spec, Kind: p.Kind.String(), Values: p.Values})
 		if p.Note != "" {
@@ -144,8 +152,31 @@ func New(cfg Config) (*Sweep, error) {
 	if d.Params == nil {
 		d.Params = []ParamDef{}
 	}
+	for _, e := range d.Decide {
+		g, err := CompileGate(e, &d)
+		if err != nil {
+			return nil, err
+		}
+		s.gates = append(s.gates, g)
+	}
 	s.def = d
 	return s, nil
+}
+
+// replicationBounds checks the replications of a sweep that chooses how
+// many each point runs (what names the rule): at least 2 first ones (an
+// interval), and a cap (default DefaultMaxReplications) not below them.
+func replicationBounds(cfg *Config, what string) error {
+	if cfg.Replications < 2 {
+		return inputerr.New("--replications", 0, 0, "", fmt.Sprintf("%s needs at least 2 first replications per point, got %d", what, cfg.Replications), "2 or more (5 is a sound start)")
+	}
+	if cfg.MaxReplications == 0 {
+		cfg.MaxReplications = DefaultMaxReplications
+	}
+	if cfg.MaxReplications < cfg.Replications {
+		return inputerr.New("--max-replications", 0, 0, "", fmt.Sprintf("%d is below --replications %d", cfg.MaxReplications, cfg.Replications), "at least --replications")
+	}
+	return nil
 }
 
 func indexOf(xs []string, x string) int {
@@ -163,6 +194,23 @@ func unknownMetric(flag, name string, names []string) error {
 		msg += fmt.Sprintf("; did you mean %q?", sug)
 	}
 	return inputerr.New(flag, 0, 0, "", msg, "a numeric field of summary.json: "+strings.Join(names, ", "))
+}
+
+// ReadScenario returns data, or when it is nil the scenario file at path;
+// a file that cannot be read is an input error naming it.
+func ReadScenario(path string, data []byte) ([]byte, error) {
+	if data != nil {
+		return data, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, inputerr.New(path, 0, 0, "", fmt.Sprintf("cannot read scenario: %v", err), "")
+	}
+	return data, nil
 }
 
 // Definition returns the sweep's definition.

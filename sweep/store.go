@@ -46,7 +46,7 @@ func pointPath(dir string, i int) string {
 }
 
 // encodePoint writes a point file's bytes. NaN metrics are null.
-func encodePoint(id string, g *Grid, precision bool, rec *pointRecord) []byte {
+func encodePoint(id string, g *Grid, reachedKey string, rec *pointRecord) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"sweep":`)
 	writeJSONString(&b, id)
@@ -58,8 +58,8 @@ func encodePoint(id string, g *Grid, precision bool, rec *pointRecord) []byte {
 		writeJSONString(&b, v.Text)
 	}
 	b.WriteByte(']')
-	if precision {
-		fmt.Fprintf(&b, `,"precision_reached":%t`, rec.Reached)
+	if reachedKey != "" {
+		fmt.Fprintf(&b, `,%q:%t`, reachedKey, rec.Reached)
 	}
 	b.WriteString(`,"replications":[`)
 	for r, rp := range rec.Reps {
@@ -118,6 +118,7 @@ type pointFile struct {
 	Point        int      `json:"point"`
 	Params       []string `json:"params"`
 	Reached      *bool    `json:"precision_reached"`
+	Decided      *bool    `json:"decided"`
 	Replications []struct {
 		Seed     uint64          `json:"seed"`
 		Complete bool            `json:"complete"`
@@ -147,6 +148,8 @@ func decodePoint(data []byte, d *Definition, id string, g *Grid, i int) (*pointR
 		return nil, fmt.Errorf("%w: no replications", errBadPoint)
 	case (pf.Reached != nil) != (d.Precision > 0):
 		return nil, fmt.Errorf("%w: precision_reached does not match the definition", errBadPoint)
+	case (pf.Decided != nil) != (len(d.Decide) > 0):
+		return nil, fmt.Errorf("%w: decided does not match the definition", errBadPoint)
 	}
 	vs := g.Values(i)
 	if len(pf.Params) != len(vs) {
@@ -160,6 +163,9 @@ func decodePoint(data []byte, d *Definition, id string, g *Grid, i int) (*pointR
 	rec := &pointRecord{Point: i}
 	if pf.Reached != nil {
 		rec.Reached = *pf.Reached
+	}
+	if pf.Decided != nil {
+		rec.Reached = *pf.Decided
 	}
 	for _, r := range pf.Replications {
 		if len(r.Values) != len(d.Metrics) {

@@ -144,6 +144,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			presetsCommand(),
 			versionCommand(),
 			sweepCommand(), mergeCommand(),
+			tuneCommand(),
 		},
 	}
 	app.Action = markAction(func(c *cli.Context) error {
