@@ -45,6 +45,9 @@ type Metrics struct {
 	// Over the whole run, warmup included: the worst per-interval p99 wait
 	// (peaks) and the most busy workers in a sample.
 	PeakWaitP99, PeakBusy float64
+	// Goodput is the callers' answers in time per second (NaN without
+	// workload.client or users).
+	Goodput float64
 }
 
 // WhatIf is one configuration change, re-simulated on the same traffic.
@@ -180,13 +183,24 @@ func metrics(s sim.Summary, p peakTracker) Metrics {
 		PoolMean: float64(s.PoolSizeMean), IdleTimed: float64(s.IdleTimedMean), IdleUntimed: float64(s.IdleUntimedMean),
 		Busy: float64(s.BusyMean), QueueMean: float64(s.QueueLenMean), WaitP99: float64(s.WaitP99), WaitMean: float64(s.WaitMean),
 		Rejected: s.Rejected - s.RejectedAfterShutdown, Submitted: s.Submitted, ThreadsCreated: s.ThreadsCreated, Largest: s.LargestPoolSize,
+		Goodput: goodput(s),
 	}
+}
+
+func goodput(s sim.Summary) float64 {
+	if s.Client == nil {
+		return math.NaN()
+	}
+	return float64(s.Client.Goodput)
 }
 
 // steadyProcess names the arrival process running at the end of the run.
 func steadyProcess(sc *scenarios.Scenario) string {
 	if sc.Workload.Trace != "" || sc.Workload.AccessLog != nil {
 		return "trace"
+	}
+	if sc.WorkloadForm == "users" {
+		return "users"
 	}
 	var t time.Duration
 	for _, ph := range sc.Workload.Phases {
@@ -272,12 +286,14 @@ func (e *Explanation) analyse() {
 		e.add("Load", "the workload releases %d tasks at once (%v after its phase starts%s), with a mean service time of %s: the pool sees the whole burst at a single instant, so its rules, not an average rate, decide what happens.",
 			a.Count, a.At, every, dur(svc))
 	} else if lambda == lambda && svc == svc && lambda > 0 {
-		e.add("Load", "%s tasks/s arrive (%s) with a mean service time of %s, so on average λ·S = %s workers are busy; the pool's size is set by its rules, not by this load alone.",
-			f2(lambda), processName(e.Process), dur(svc), f2(lambda*svc))
+		e.add("Load", "%s tasks/s arrive (%s%s) with a mean service time of %s, so on average λ·S = %s workers are busy; the pool's size is set by its rules, not by this load alone.",
+			f2(lambda), processName(e.Process), retryShare(s.Client), dur(svc), f2(lambda*svc))
 	}
 
 	// Which stage saturates, when tasks hold resources (resources.go).
 	e.bottleneck()
+	// What the callers saw: timeouts, retries, wasted work (client.go).
+	e.callers()
 
 	// A ScheduledThreadPoolExecutor and Jetty's pool follow their own rules.
 	if e.familyFindings() {
@@ -467,6 +483,8 @@ func processName(p string) string {
 		return "bursts"
 	case "trace":
 		return "a recorded trace"
+	case "users":
+		return "sent by closed-loop users"
 	}
 	return p
 }

@@ -26,6 +26,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
 	idle := st.IdleTimed + st.Untimed
 	e.resourceWhatIfs(add)
+	e.clientWhatIfs(add)
 
 	fifo := c.HandOff() == model.FIFO
 	// A plateau worth discussing: more idle workers than core explains and
@@ -85,11 +86,15 @@ func (e *Explanation) whatIfs() []WhatIf {
 	}
 	if lambda > 0 && svc > 0 && float64(s.WaitP99) > 10*svc && !plateau && !e.resourceBound() {
 		n := int(math.Ceil(lambda * svc * 1.3))
+		load := "λ·S"
+		if retryStorm(s.Client) {
+			load = "λ·S, the callers' retries included"
+		}
 		if n > c.Core && n <= c.Max {
-			add(fmt.Sprintf("core %d → %d", c.Core, n), "enough threads for 1.3 × the offered load λ·S, so tasks rarely wait",
+			add(fmt.Sprintf("core %d → %d", c.Core, n), "enough threads for 1.3 × the offered load "+load+", so tasks rarely wait",
 				fmt.Sprintf("pool.core=%d", n))
 		} else if n > c.Core && c.Max != model.Unbounded {
-			add(fmt.Sprintf("core and max → %d", n), "enough threads for 1.3 × the offered load λ·S",
+			add(fmt.Sprintf("core and max → %d", n), "enough threads for 1.3 × the offered load "+load,
 				fmt.Sprintf("pool.max=%d", n), fmt.Sprintf("pool.core=%d", n))
 		}
 	}
@@ -171,6 +176,9 @@ func (e *Explanation) Text() string {
 		}
 		b.WriteString("\n" + wrap(fmt.Sprintf("What would change it (the same traffic, seed %d, re-simulated; %s, and the worst per-interval p99 wait over the whole run):", sc.Seed, means), 100, ""))
 		rows := [][]string{{"", "pool", "idle TIMED", "idle WAITING", "busy", "wait p99", "peak wait p99", "rejected", "threads created"}}
+		if e.Base.Goodput == e.Base.Goodput {
+			rows[0] = append(rows[0], "goodput/s")
+		}
 		rows = append(rows, metricRow("as configured", e.Base, e.Base))
 		for _, w := range e.WhatIfs {
 			if w.Error != "" {
@@ -195,8 +203,12 @@ func metricRow(name string, m, base Metrics) []string {
 		}
 		return s
 	}
-	return []string{name, rel(m.PoolMean, base.PoolMean), rel(m.IdleTimed, base.IdleTimed), rel(m.IdleUntimed, base.IdleUntimed),
+	row := []string{name, rel(m.PoolMean, base.PoolMean), rel(m.IdleTimed, base.IdleTimed), rel(m.IdleUntimed, base.IdleUntimed),
 		f2(m.Busy), dur(m.WaitP99), dur(m.PeakWaitP99), fmt.Sprint(m.Rejected), fmt.Sprint(m.ThreadsCreated)}
+	if base.Goodput == base.Goodput {
+		row = append(row, rel(m.Goodput, base.Goodput))
+	}
+	return row
 }
 
 func table(rows [][]string) string {

@@ -67,6 +67,9 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 	}
 	fmt.Fprintf(w, "  wait      mean %s  p50 %s  p90 %s  p99 %s  max %s\n", secs(s.WaitMean), secs(s.WaitP50), secs(s.WaitP90), secs(s.WaitP99), secs(s.WaitMax))
 	fmt.Fprintf(w, "  response  mean %s  p99 %s  max %s\n", secs(s.ResponseMean), secs(s.ResponseP99), secs(s.ResponseMax))
+	if c := s.Client; c != nil {
+		writeClient(w, c)
+	}
 	for _, p := range s.Periodic {
 		writePeriodic(w, p)
 	}
@@ -84,6 +87,23 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 	}
 	fmt.Fprintf(w, "  wrote     %s/{%s}\n", dir, strings.Join(written, ","))
 	return ew.err
+}
+
+// writeClient writes the callers' lines: what became of their requests,
+// the attempts they cost, and the answers as the callers saw them.
+func writeClient(w io.Writer, c *sim.ClientSummary) {
+	who := "callers"
+	if c.Users > 0 {
+		who = fmt.Sprintf("%d users", c.Users)
+	}
+	fmt.Fprintf(w, "  callers   %s sent %d requests in %d attempts (×%s): %d answered, %d failed, %d unfinished; %d timeouts, %d rejected, %d errors",
+		who, c.Requests, c.Attempts, num(c.Amplification), c.Succeeded, c.Failed, c.Unfinished, c.Timeouts, c.Rejected, c.Errors)
+	if c.Dropped > 0 {
+		fmt.Fprintf(w, ", %d dropped unheard", c.Dropped)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  answers   goodput %s/s; response from the first attempt mean %s  p99 %s  max %s; %d tasks (%s of work) ran for callers that had given up\n",
+		num(c.Goodput), secs(c.ResponseMean), secs(c.ResponseP99), secs(c.ResponseMax), c.WastedTasks, secs(c.WastedWork))
 }
 
 // writePeriodic writes the summary line of one periodic job.

@@ -154,7 +154,11 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		for _, r := range sc.Resources {
 			names = append(names, r.Name)
 		}
-		e.tl = newTimelineWriter(opt.Timeline, ResourceColumns(names))
+		cols := ResourceColumns(names)
+		if sc.Client != nil || sc.Users != nil {
+			cols = append(cols, ClientColumns...)
+		}
+		e.tl = newTimelineWriter(opt.Timeline, cols)
 	}
 	src := opt.Workload
 	if src == nil && (sc.WorkloadForm == "periodic" || sc.WorkloadForm == "users") {
@@ -534,7 +538,7 @@ func (e *Engine) sample() error {
 		e.rec.resetInterval()
 		return nil
 	}
-	err := e.tl.row(e.now, e.rec, e.pool)
+	err := e.tl.row(e.now, e.rec, e.pool, e.cl)
 	e.rec.resetInterval()
 	return err
 }

@@ -39,6 +39,12 @@ func ResourceColumns(names []string) []string {
 	return out
 }
 
+// ClientColumns are the timeline's columns for a run with callers
+// (workload.client or users), after the resources' columns: requests sent,
+// answered, failed for good, the callers' timeouts and the retries sent so
+// far, and the requests not yet answered or given up now (waiting, or between retries).
+var ClientColumns = []string{"client_requests", "client_answered", "client_failed", "client_timeouts", "client_retries", "client_in_flight"}
+
 func newTimelineWriter(w io.Writer, extra []string) *timelineWriter {
 	t := &timelineWriter{w: bufio.NewWriterSize(w, 64<<10)}
 	t.w.WriteString(TimelineHeader)
@@ -87,7 +93,7 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 	return append(b, frac[:n]...)
 }
 
-func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor) error {
+func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor, cl *clientState) error {
 	b := t.buf[:0]
 	b = appendSeconds(b, now)
 	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.count[model.Running]), int64(rec.count[model.IdleTimed]), int64(rec.count[model.IdleUntimed]),
@@ -114,6 +120,12 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor)
 				b = append(b, ',')
 				b = strconv.AppendInt(b, v, 10)
 			}
+		}
+	}
+	if cl != nil {
+		for _, v := range [...]int64{cl.requests, cl.succeeded, cl.failed, cl.timeouts, cl.retries, cl.requests - cl.succeeded - cl.failed} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, v, 10)
 		}
 	}
 	b = append(b, '\n')

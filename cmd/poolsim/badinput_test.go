@@ -87,6 +87,16 @@ var badInputs = []badInput{
 	// A block for a list.
 	{"phases is a mapping", []string{"run", bad + "type-phases-mapping.yaml"}, 2,
 		`testdata/bad/type-phases-mapping.yaml:4:11: workload.phases: must be a list, got a mapping (a list of phases)`},
+	{"negative retries", []string{"run", bad + "client-retries-negative.yaml"}, 2,
+		`testdata/bad/client-retries-negative.yaml:6:34: workload.client.retries: must be in 0..100, got -1 (how many more attempts a request may make)`},
+	{"unknown retry reason", []string{"run", bad + "client-retry-on.yaml"}, 2,
+		`testdata/bad/client-retry-on.yaml:6:56: workload.client.retryOn[1]: unknown value "5xx" (one of timeout, rejected, error)`},
+	{"users and arrivals", []string{"run", bad + "users-and-arrivals.yaml"}, 2,
+		`testdata/bad/users-and-arrivals.yaml:5:13: workload.arrivals: closed-loop users make the arrivals: give users or arrivals, not both (users: {count, think}, or arrivals)`},
+	{"users without think", []string{"run", bad + "users-no-think.yaml"}, 2,
+		`testdata/bad/users-no-think.yaml:4:10: workload.users.think: missing (each caller's pause between an answer and its next request, e.g. think: {dist: exponential, mean: 1s})`},
+	{"client and caller-runs", []string{"run", bad + "client-caller-runs.yaml"}, 2,
+		`testdata/bad/client-caller-runs.yaml:2:7: pool.rejection: CallerRunsPolicy with workload.client or users is not modelled (the caller would run its own request) (abort, discard or discard-oldest)`},
 	// A list for the whole scenario.
 	{"scenario is a list", []string{"run", bad + "not-a-mapping.yaml"}, 2,
 		`testdata/bad/not-a-mapping.yaml:1:1: a scenario must be a mapping of keys, got a list (keys: name, pool, workload, duration, ...)`},
