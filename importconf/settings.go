@@ -186,6 +186,9 @@ type Settings struct {
 	Format     Format
 	Pools      []Pool
 	Connectors []Connector
+	// DataSources are the connection pools configured (Spring Boot's
+	// auto-configured HikariCP DataSource, spring.datasource.*).
+	DataSources []DataSource
 	// AccessLogPatterns lists the access-log patterns configured: the
 	// pattern attribute of each AccessLogValve in server.xml, or
 	// server.tomcat.accesslog.pattern. They feed workloads/accesslog.

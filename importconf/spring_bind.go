@@ -130,6 +130,9 @@ func (b *binder) bind() error {
 			b.s.Connectors[0].Pool = -1
 		}
 	}
+	if err := b.bindDataSource(); err != nil {
+		return err
+	}
 	return b.bindAccessLog()
 }
 

@@ -174,3 +174,56 @@ func TestSetValueWithCommas(t *testing.T) {
 		t.Errorf("the override did not apply:\n%s", out)
 	}
 }
+
+// TestFromDataSource: --from reads spring.datasource.hikari.* onto the
+// scenario's hikari resource (--set still wins), says so in its
+// description, and notes a DataSource that the scenario's tasks never use.
+func TestFromDataSource(t *testing.T) {
+	dir := t.TempDir()
+	props := filepath.Join(dir, "application.properties")
+	if err := os.WriteFile(props, []byte("server.tomcat.threads.max=50\nspring.datasource.url=jdbc:h2:mem:x\nspring.datasource.hikari.maximum-pool-size=6\nspring.datasource.hikari.connection-timeout=1500\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	example := "../../scenarios/examples/tomcat-hikari.yaml"
+	summary := func(out string) (res struct {
+		Resources []struct {
+			Name string `json:"name"`
+			Size int    `json:"size"`
+		} `json:"resources"`
+	}) {
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	out := filepath.Join(dir, "a")
+	code, stdout, stderr := run(t, "run", example, "--from", props, "--set", "duration=1m", "--set", "warmup=10s", "--set", "snapshots=[]", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r := summary(out).Resources; len(r) != 1 || r[0].Size != 6 {
+		t.Errorf("resources %+v, want db with 6 connections", r)
+	}
+	if !strings.Contains(stdout, "found    spring.datasource.hikari.maximum-pool-size = 6") {
+		t.Errorf("the description does not show the key read:\n%s", stdout)
+	}
+	out = filepath.Join(dir, "b")
+	if code, _, stderr := run(t, "run", example, "--from", props, "--set", "duration=1m", "--set", "warmup=10s", "--set", "snapshots=[]", "--set", "resources.db.maximumPoolSize=12", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r := summary(out).Resources; r[0].Size != 12 {
+		t.Errorf("--set after --from: size %d, want 12", r[0].Size)
+	}
+	code, _, stderr = run(t, "run", writeScenario(t, small), "--from", props, "--out", filepath.Join(dir, "c"))
+	if code != 0 || !strings.Contains(stderr, "hold no connection, so it is not simulated") {
+		t.Errorf("a scenario without a hikari resource: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "run", example, "--from", props, "--datasource", "orders", "--out", filepath.Join(dir, "d"))
+	if code != 2 || !strings.Contains(stderr, `no hikari resource "orders"`) {
+		t.Errorf("--datasource naming nothing: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/poolsim/poolsim/importconf"
 	"github.com/poolsim/poolsim/internal/inputerr"
 	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
 )
 
 // fromFlags are the flags that read the user's real configuration.
@@ -28,6 +30,7 @@ func fromFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "D", Usage: "with --from: a placeholder's value, -D name=value (a system property, an environment variable)"},
 		&cli.StringSliceFlag{Name: "properties", Usage: "with --from: a .properties file of placeholder values (catalina.properties)"},
 		&cli.BoolFlag{Name: "strict", Usage: "with --from: make every warning (another embedded server, an ignored legacy key, a version assumed) an error"},
+		&cli.StringFlag{Name: "datasource", Usage: "with --from: the scenario's hikari resource that spring.datasource.hikari.* configures (default: its only one)"},
 	}
 }
 
@@ -121,6 +124,9 @@ func workloadSets(c *cli.Context) ([]string, error) {
 type importedPool struct {
 	pool importconf.Pool
 	sets []string
+	// ds is the DataSource the configuration has (nil: none), applied to
+	// the scenario's hikari resource by dataSourceSets.
+	ds *importconf.DataSource
 }
 
 // importPool reads --from and picks the pool named by --pool (or the only
@@ -178,7 +184,64 @@ func importPool(c *cli.Context) (*importedPool, error) {
 	if err := warn(c, append(append([]importconf.Warning(nil), st.Warnings...), pick.Warnings...)); err != nil {
 		return nil, err
 	}
-	return &importedPool{pool: *pick, sets: poolSets(*pick)}, nil
+	ip := &importedPool{pool: *pick, sets: poolSets(*pick)}
+	if len(st.DataSources) > 0 {
+		ip.ds = &st.DataSources[0]
+	}
+	return ip, nil
+}
+
+// dataSourceSets turns the configuration's DataSource into --set overrides
+// of the scenario's hikari resource (--datasource names it; else the
+// scenario's only one). A scenario whose tasks hold no connection gets a
+// note: the pool was read, not simulated.
+func (ip *importedPool) dataSourceSets(c *cli.Context, sc *scenarios.Scenario) ([]string, error) {
+	ds := ip.ds
+	if ds == nil {
+		if c.String("datasource") != "" {
+			return nil, inputerr.New(c.String("from"), 0, 0, "--datasource", "the configuration has no spring.datasource.* key", "")
+		}
+		return nil, nil
+	}
+	if ds.Unsupported != "" {
+		return nil, inputerr.New(ds.File, ds.Line, 0, "spring.datasource.type", ds.Unsupported, "")
+	}
+	var hikari []string
+	for _, r := range sc.Resources {
+		if r.Type == "hikari" {
+			hikari = append(hikari, r.Name)
+		}
+	}
+	name := c.String("datasource")
+	switch {
+	case name != "" && !slices.Contains(hikari, name):
+		return nil, inputerr.New(sc.Path, 0, 0, "--datasource", fmt.Sprintf("the scenario has no hikari resource %q", name), "one of: "+strings.Join(hikari, ", "))
+	case name == "" && len(hikari) == 0:
+		fmt.Fprintf(c.App.ErrWriter, "poolsim: note: %s configures a HikariCP DataSource, but the scenario's tasks hold no connection, so it is not simulated (declare resources: {db: {type: hikari}} and a hold step)\n", ds.File)
+		return nil, nil
+	case name == "" && len(hikari) > 1:
+		return nil, inputerr.New(sc.Path, 0, 0, "--datasource", "the scenario has several hikari resources: name the one spring.datasource.hikari.* configures", "one of: "+strings.Join(hikari, ", "))
+	case name == "":
+		name = hikari[0]
+	}
+	var sets []string
+	for _, prop := range ds.Set {
+		v := ""
+		switch prop {
+		case "maximumPoolSize":
+			v = strconv.Itoa(ds.MaximumPoolSize)
+		case "minimumIdle":
+			v = strconv.Itoa(ds.MinimumIdle)
+		case "connectionTimeout":
+			v = ds.ConnectionTimeout.String()
+		case "idleTimeout":
+			v = ds.IdleTimeout.String()
+		case "maxLifetime":
+			v = ds.MaxLifetime.String()
+		}
+		sets = append(sets, fmt.Sprintf("resources.%s.%s=%s", name, prop, v))
+	}
+	return sets, nil
 }
 
 func btoi(b bool) int {
@@ -231,6 +294,22 @@ func (ip *importedPool) describe(w io.Writer) {
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "  note     %s\n", n)
+	}
+	if ds := ip.ds; ds != nil {
+		name := ds.Name
+		if name == "" {
+			name = "HikariPool-1"
+		}
+		fmt.Fprintf(w, "datasource from %s: HikariCP %q\n", ds.File, name)
+		for _, f := range ds.Found {
+			fmt.Fprintf(w, "  found    %s = %s (%s:%d)\n", f.Key, f.Value, f.File, f.Line)
+		}
+		for _, d := range ds.Defaulted {
+			fmt.Fprintf(w, "  default  %s = %s (%s)\n", d.Key, d.Value, d.Reason)
+		}
+		for _, n := range ds.Notes {
+			fmt.Fprintf(w, "  note     %s\n", n)
+		}
 	}
 	fmt.Fprintln(w)
 }

@@ -87,6 +87,17 @@ func loadWithFrom(c *cli.Context, path string, describe bool) (*scenarios.Scenar
 		sets = append(sets, ip.sets...)
 	}
 	sets = append(append(sets, wsets...), c.StringSlice("set")...)
+	sc, err := loadScenario(path, sets, c)
+	if err != nil || ip == nil {
+		return sc, err
+	}
+	// The DataSource goes to the scenario's hikari resource, which only
+	// the loaded scenario names; --set still applies after it.
+	dsets, err := ip.dataSourceSets(c, sc)
+	if err != nil || len(dsets) == 0 {
+		return sc, err
+	}
+	sets = append(append(append(ip.sets, wsets...), dsets...), c.StringSlice("set")...)
 	return loadScenario(path, sets, c)
 }
 
