@@ -100,7 +100,8 @@ func (d *decoder) client(n *yaml.Node, path, dir string) (*Client, error) {
 	return c, err
 }
 
-// patience decodes a caller's timeout: a duration, or a law.
+// patience decodes how long a caller or a step waits: a duration, or a
+// law (drawn per attempt).
 func (d *decoder) patience(n *yaml.Node, path, dir string) (workloads.ServiceSpec, error) {
 	if n.Kind == yaml.ScalarNode {
 		t, err := d.positiveDuration(n, path, "a duration, or a law such as {dist: exponential, mean: 2s}")

@@ -203,7 +203,7 @@ func (d *decoder) steps(n *yaml.Node, path, dir string) ([]workloads.Step, error
 			}},
 			{"for", func(n *yaml.Node, p string) (err error) { forNode = n; st.Time, err = d.service(n, p, dir); return }},
 			{"timeout", func(n *yaml.Node, p string) error {
-				t, err := d.service(n, p, dir)
+				t, err := d.patience(n, p, dir)
 				st.Timeout = &t
 				return err
 			}},
