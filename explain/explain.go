@@ -46,8 +46,9 @@ type Metrics struct {
 	// (peaks) and the most busy workers in a sample.
 	PeakWaitP99, PeakBusy float64
 	// Goodput is the callers' answers in time per second (NaN without
-	// workload.client or users).
-	Goodput float64
+	// workload.client or users); ResponseP99 the tasks' steady-state p99
+	// response (wait and service, resource waits included).
+	Goodput, ResponseP99 float64
 }
 
 // WhatIf is one configuration change, re-simulated on the same traffic.
@@ -183,7 +184,7 @@ func metrics(s sim.Summary, p peakTracker) Metrics {
 		PoolMean: float64(s.PoolSizeMean), IdleTimed: float64(s.IdleTimedMean), IdleUntimed: float64(s.IdleUntimedMean),
 		Busy: float64(s.BusyMean), QueueMean: float64(s.QueueLenMean), WaitP99: float64(s.WaitP99), WaitMean: float64(s.WaitMean),
 		Rejected: s.Rejected - s.RejectedAfterShutdown, Submitted: s.Submitted, ThreadsCreated: s.ThreadsCreated, Largest: s.LargestPoolSize,
-		Goodput: goodput(s),
+		Goodput: goodput(s), ResponseP99: float64(s.ResponseP99),
 	}
 }
 

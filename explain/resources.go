@@ -21,7 +21,7 @@ func (e *Explanation) holdTime(name string) float64 {
 	}
 	h := 0.0
 	for _, st := range ph[e.steadyPhase()].Steps {
-		if st.Kind != workloads.Hold || st.Resource != name {
+		if st.Kind == workloads.Compute || st.Resource != name {
 			continue
 		}
 		if d, err := workloads.NewDistribution(st.Time, workloads.NewStream(0, "explain")); err == nil {
@@ -33,8 +33,11 @@ func (e *Explanation) holdTime(name string) float64 {
 
 // unitWords names a resource's units: connections, permits.
 func unitWords(r sim.ResourceSummary) (one, many string) {
-	if r.Type == "hikari" {
+	switch r.Type {
+	case "hikari":
 		return "connection", "connections"
+	case "executor":
+		return "thread", "threads"
 	}
 	return "permit", "permits"
 }
@@ -46,6 +49,8 @@ func resourceDesc(r sim.ResourceSummary) string {
 		return "the HikariCP pool " + r.Name
 	case "bulkhead":
 		return "the bulkhead " + r.Name
+	case "executor":
+		return "the called executor " + r.Name
 	}
 	return "the semaphore " + r.Name
 }
@@ -79,8 +84,12 @@ func (e *Explanation) bottleneck() {
 		capitalize(resourceDesc(r)), r.Size, many, pct(float64(r.Utilization)))
 	if h > 0 && lambda > 0 {
 		need := lambda * h
-		text += fmt.Sprintf("; tasks hold a %s for %s on average, so %s requests/s need λ·h = %s %s at once, and %d %s serve at most %s requests/s",
-			one, dur(h), f1(lambda), f1(need), many, r.Size, many, f1(float64(r.Size)/h))
+		holds := fmt.Sprintf("tasks hold a %s for %s on average", one, dur(h))
+		if r.Type == "executor" {
+			holds = fmt.Sprintf("each call's sub-task runs for %s on average", dur(h))
+		}
+		text += fmt.Sprintf("; %s, so %s requests/s need λ·h = %s %s at once, and %d %s serve at most %s requests/s",
+			holds, f1(lambda), f1(need), many, r.Size, many, f1(float64(r.Size)/h))
 	}
 	text += "."
 	if busy > 0 {
@@ -92,7 +101,11 @@ func (e *Explanation) bottleneck() {
 	}
 	if h > 0 && lambda > 0 {
 		if n := int(math.Ceil(lambda*h*1.2)) + 1; n > r.Size {
-			text += fmt.Sprintf(" More threads would only lengthen the queue of waiters; more %s (about %d for 1.2 × the demand), or shorter holds, raise the ceiling.", many, n)
+			if r.Type == "executor" {
+				text += fmt.Sprintf(" More request threads would only lengthen the queue of waiters; more threads in %s (about %d for 1.2 × the demand), or shorter sub-tasks, raise the ceiling.", r.Name, n)
+			} else {
+				text += fmt.Sprintf(" More threads would only lengthen the queue of waiters; more %s (about %d for 1.2 × the demand), or shorter holds, raise the ceiling.", many, n)
+			}
 		}
 	}
 	e.add("Bottleneck", "%s", text)
@@ -100,8 +113,11 @@ func (e *Explanation) bottleneck() {
 
 // waitState is the thread state of a waiter, as a thread dump shows it.
 func waitState(r sim.ResourceSummary) string {
-	if r.Type == "hikari" {
+	switch r.Type {
+	case "hikari":
 		return "TIMED_WAITING in ConcurrentBag.borrow"
+	case "executor":
+		return "WAITING in FutureTask.get for the sub-task's queueing and run"
 	}
 	return "WAITING in Semaphore.acquire"
 }
@@ -113,6 +129,8 @@ func timeoutWords(r sim.ResourceSummary) string {
 		return "SQLTransientConnectionException after connectionTimeout, R151"
 	case "bulkhead":
 		return "BulkheadFullException, R162"
+	case "executor":
+		return "RejectedExecutionException, or TimeoutException from get(timeout)"
 	}
 	return "tryAcquire returned false, R160"
 }
@@ -158,14 +176,26 @@ func (e *Explanation) resourceWhatIfs(add func(name, why string, sets ...string)
 		case "bulkhead":
 			key = "maxConcurrentCalls"
 		}
+		if r.Size == 0 {
+			continue // an unbounded executor: no ceiling to raise
+		}
 		n := 2 * r.Size
 		if h, lambda := e.holdTime(r.Name), float64(s.ArrivalRate); h > 0 && lambda > 0 {
 			n = max(int(math.Ceil(lambda*h*1.2))+1, r.Size+1)
 		}
-		add(fmt.Sprintf("%s %s %d → %d", r.Name, many, r.Size, n), "raises the ceiling of the saturated stage",
-			fmt.Sprintf("resources.%s.%s=%d", r.Name, key, n))
+		sets := []string{fmt.Sprintf("resources.%s.%s=%d", r.Name, key, n)}
+		if r.Type == "executor" {
+			// Its pool grows past core only with a bounded queue (R7):
+			// the threads that run are core's.
+			sets = []string{fmt.Sprintf("resources.%s.pool.max=%d", r.Name, n), fmt.Sprintf("resources.%s.pool.core=%d", r.Name, n)}
+		}
+		add(fmt.Sprintf("%s %s %d → %d", r.Name, many, r.Size, n), "raises the ceiling of the saturated stage", sets...)
 		if c := e.Config; c.Max != 0 && c.Max < 1<<20 {
-			add(fmt.Sprintf("threads (max) %d → %d", c.Max, 2*c.Max), "more threads with the same "+many+": they only join the waiters",
+			same := "the same " + many
+			if r.Type == "executor" {
+				same = "the same " + r.Name + " pool"
+			}
+			add(fmt.Sprintf("threads (max) %d → %d", c.Max, 2*c.Max), "more threads with "+same+": they only join the waiters",
 				fmt.Sprintf("pool.max=%d", 2*c.Max))
 		}
 	}

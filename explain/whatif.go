@@ -176,16 +176,19 @@ func (e *Explanation) Text() string {
 		}
 		b.WriteString("\n" + wrap(fmt.Sprintf("What would change it (the same traffic, seed %d, re-simulated; %s, and the worst per-interval p99 wait over the whole run):", sc.Seed, means), 100, ""))
 		rows := [][]string{{"", "pool", "idle TIMED", "idle WAITING", "busy", "wait p99", "peak wait p99", "rejected", "threads created"}}
+		if len(sc.Resources) > 0 {
+			rows[0] = append(rows[0], "response p99")
+		}
 		if e.Base.Goodput == e.Base.Goodput {
 			rows[0] = append(rows[0], "goodput/s")
 		}
-		rows = append(rows, metricRow("as configured", e.Base, e.Base))
+		rows = append(rows, metricRow("as configured", e.Base, e.Base, len(sc.Resources) > 0))
 		for _, w := range e.WhatIfs {
 			if w.Error != "" {
 				rows = append(rows, []string{w.Name, "could not simulate: " + w.Error})
 				continue
 			}
-			rows = append(rows, metricRow(w.Name, w.Alt, e.Base))
+			rows = append(rows, metricRow(w.Name, w.Alt, e.Base, len(sc.Resources) > 0))
 		}
 		b.WriteString(table(rows))
 		for _, w := range e.WhatIfs {
@@ -195,7 +198,7 @@ func (e *Explanation) Text() string {
 	return b.String()
 }
 
-func metricRow(name string, m, base Metrics) []string {
+func metricRow(name string, m, base Metrics, response bool) []string {
 	rel := func(v, b float64) string {
 		s := f1(v)
 		if r := 100 * (v - b) / b; name != "as configured" && b >= 1 && math.Abs(r) >= 0.5 {
@@ -205,6 +208,9 @@ func metricRow(name string, m, base Metrics) []string {
 	}
 	row := []string{name, rel(m.PoolMean, base.PoolMean), rel(m.IdleTimed, base.IdleTimed), rel(m.IdleUntimed, base.IdleUntimed),
 		f2(m.Busy), dur(m.WaitP99), dur(m.PeakWaitP99), fmt.Sprint(m.Rejected), fmt.Sprint(m.ThreadsCreated)}
+	if response {
+		row = append(row, dur(m.ResponseP99))
+	}
 	if base.Goodput == base.Goodput {
 		row = append(row, rel(m.Goodput, base.Goodput))
 	}

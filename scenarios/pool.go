@@ -12,6 +12,9 @@ import (
 // poolNodes remembers where each pool field was written, to locate
 // constructor-check errors.
 type poolNodes struct {
+	// path is where the block is ("pool", or "resources.NAME.pool" for an
+	// executor resource's pool); errors name their keys under it.
+	path                      string
 	block                     *yaml.Node
 	core, max, keepAlive      *yaml.Node
 	acto, capacity, fair, typ *yaml.Node
@@ -20,7 +23,7 @@ type poolNodes struct {
 
 // pool decodes the pool block into sc.Pool, starting from the preset.
 func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) error {
-	pn.block = n
+	pn.block, pn.path = n, path
 	presetName := "jdk"
 	if pv := child(n, "preset"); pv != nil {
 		var err error
@@ -114,17 +117,20 @@ func (d *decoder) queueKeysApply(c *model.Config, pn *poolNodes) error {
 	name := c.Queue.JavaName()
 	switch {
 	case pn.capacity != nil && c.Queue == model.Synchronous:
-		return d.errAt(pn.capacity, "pool.queue.capacity", "does not apply to a SynchronousQueue, which holds no task: it hands each one to a waiting worker or refuses it (R49)", "leave it out, or use type linked or array for a bounded queue")
+		return d.errAt(pn.capacity, pn.path+".queue.capacity", "does not apply to a SynchronousQueue, which holds no task: it hands each one to a waiting worker or refuses it (R49)", "leave it out, or use type linked or array for a bounded queue")
 	case pn.capacity != nil && c.Queue == model.Priority:
-		return d.errAt(pn.capacity, "pool.queue.capacity", "does not apply to a PriorityBlockingQueue, which is unbounded: its constructor's initialCapacity only sizes the first array (R53)", "leave it out, or use type linked or array for a bounded queue")
+		return d.errAt(pn.capacity, pn.path+".queue.capacity", "does not apply to a PriorityBlockingQueue, which is unbounded: its constructor's initialCapacity only sizes the first array (R53)", "leave it out, or use type linked or array for a bounded queue")
 	case pn.fair != nil && c.Queue != model.Array && c.Queue != model.Synchronous:
-		return d.errAt(pn.fair, "pool.queue.fair", fmt.Sprintf("does not apply to a %s, which has no fairness setting", name), "fair is for type array (R48) or synchronous (R50)")
+		return d.errAt(pn.fair, pn.path+".queue.fair", fmt.Sprintf("does not apply to a %s, which has no fairness setting", name), "fair is for type array (R48) or synchronous (R50)")
 	}
 	return nil
 }
 
 // finishPool applies the preset's rules and the JDK constructor's checks.
 func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
+	if pn.path == "" {
+		pn.path = "pool" // no pool block: the preset's own
+	}
 	pre, _ := LookupPreset(sc.Pool.Preset)
 	c := &sc.Pool.Config
 	at := func(n *yaml.Node) *yaml.Node {
@@ -137,14 +143,14 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 		return pn.block
 	}
 	if pre.NeedsCore && pn.core == nil {
-		return d.errAt(pn.block, "pool.core", fmt.Sprintf("missing: the %s preset needs the pool size", pre.Name), "core: N")
+		return d.errAt(pn.block, pn.path+".core", fmt.Sprintf("missing: the %s preset needs the pool size", pre.Name), "core: N")
 	}
 	if pre.Name == "jdk" && pn.max == nil {
-		return d.errAt(pn.block, "pool.max", "missing: a ThreadPoolExecutor needs maximumPoolSize", `max: N, or "unbounded"`)
+		return d.errAt(pn.block, pn.path+".max", "missing: a ThreadPoolExecutor needs maximumPoolSize", `max: N, or "unbounded"`)
 	}
 	if pre.MaxFollows {
 		if pn.max != nil && c.Max != c.Core {
-			return d.errAt(pn.max, "pool.max", fmt.Sprintf("newFixedThreadPool(n) has max == core; got core %d, max %d", c.Core, c.Max), "leave max out, or use preset jdk")
+			return d.errAt(pn.max, pn.path+".max", fmt.Sprintf("newFixedThreadPool(n) has max == core; got core %d, max %d", c.Core, c.Max), "leave max out, or use preset jdk")
 		}
 		c.Max = c.Core
 	}
@@ -153,7 +159,7 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 			n    *yaml.Node
 			key  string
 			v, w int
-		}{{pn.core, "pool.core", c.Core, 1}, {pn.max, "pool.max", c.Max, 1}} {
+		}{{pn.core, pn.path + ".core", c.Core, 1}, {pn.max, pn.path + ".max", c.Max, 1}} {
 			if kv.n != nil && kv.v != kv.w {
 				return d.errAt(kv.n, kv.key, fmt.Sprintf("newSingleThreadExecutor() has exactly one thread, got %d", kv.v), "leave it out, or use preset fixed")
 			}
@@ -194,7 +200,7 @@ func (d *decoder) finishPool(sc *Scenario, pn *poolNodes) error {
 		default:
 			n = pn.block
 		}
-		return d.errAt(n, "pool."+ce.Field, ce.Msg, ce.Rule)
+		return d.errAt(n, pn.path+"."+ce.Field, ce.Msg, ce.Rule)
 	}
 	return nil
 }

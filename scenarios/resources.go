@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,10 +34,15 @@ type Resource struct {
 	Permits int
 	Fair    bool
 	MaxWait time.Duration
+
+	// Pool is an executor resource's pool (an @Async executor, a
+	// resilience4j ThreadPoolBulkhead): tasks call it with sub-tasks and
+	// wait for their results.
+	Pool Pool
 }
 
 // ResourceTypes lists the resource types by scenario name.
-func ResourceTypes() []string { return []string{"hikari", "semaphore", "bulkhead"} }
+func ResourceTypes() []string { return []string{"hikari", "semaphore", "bulkhead", "executor"} }
 
 // resources decodes the resources block: a mapping from each resource's
 // name to its definition.
@@ -65,6 +69,10 @@ func (d *decoder) resources(n *yaml.Node, path string, sc *Scenario) error {
 		if err != nil {
 			return err
 		}
+		if d.resourceTypes == nil {
+			d.resourceTypes = map[string]string{}
+		}
+		d.resourceTypes[name] = r.Type
 		r.Line = k.Line
 		sc.Resources = append(sc.Resources, r)
 	}
@@ -76,7 +84,7 @@ func (d *decoder) resource(n *yaml.Node, path, name string) (Resource, error) {
 	r := Resource{Name: name}
 	typ := child(n, "type")
 	if n.Kind != yaml.MappingNode || typ == nil {
-		return r, d.errAt(n, join(path, "type"), "missing", "one of hikari, semaphore, bulkhead")
+		return r, d.errAt(n, join(path, "type"), "missing", "one of hikari, semaphore, bulkhead, executor")
 	}
 	var err error
 	if r.Type, err = d.enum(typ, join(path, "type"), ResourceTypes()); err != nil {
@@ -84,6 +92,8 @@ func (d *decoder) resource(n *yaml.Node, path, name string) (Resource, error) {
 	}
 	typeField := field{"type", func(*yaml.Node, string) error { return nil }}
 	switch r.Type {
+	case "executor":
+		return r, d.executorResource(n, path, &r, typeField)
 	case "hikari":
 		return r, d.hikari(n, path, &r, typeField)
 	case "semaphore":
@@ -106,6 +116,31 @@ func (d *decoder) resource(n *yaml.Node, path, name string) (Resource, error) {
 		}},
 		{"fairCallHandlingEnabled", func(n *yaml.Node, p string) (err error) { r.Fair, err = d.boolean(n, p); return }},
 	})
+}
+
+// executorResource decodes an executor that tasks call: its pool block,
+// with every preset and key of the scenario's own pool.
+func (d *decoder) executorResource(n *yaml.Node, path string, r *Resource, typeField field) error {
+	var pn poolNodes
+	var scratch Scenario
+	var poolNode *yaml.Node
+	err := d.mapping(n, path, []field{typeField,
+		{"pool", func(n *yaml.Node, p string) error { poolNode = n; return d.pool(n, p, &scratch, &pn) }},
+	})
+	if err != nil {
+		return err
+	}
+	if poolNode == nil {
+		return d.errAt(n, join(path, "pool"), "missing", "the executor's pool, e.g. pool: {core: 8, max: 8, queue: {type: linked, capacity: 100}}")
+	}
+	if err := d.finishPool(&scratch, &pn); err != nil {
+		return err
+	}
+	if scratch.Pool.Config.Flavor == model.Scheduled {
+		return d.errAt(poolNode, join(path, "pool.preset"), "a ScheduledThreadPoolExecutor as a called executor is not modelled", "a ThreadPoolExecutor, Tomcat or Jetty preset")
+	}
+	r.Pool = scratch.Pool
+	return nil
 }
 
 // hikari decodes a HikariCP pool: HikariConfig's keys, the database's
@@ -189,17 +224,13 @@ func (d *decoder) steps(n *yaml.Node, path, dir string) ([]workloads.Step, error
 			{"compute", func(n *yaml.Node, p string) (err error) { st.Time, err = d.service(n, p, dir); return }},
 			{"hold", func(n *yaml.Node, p string) (err error) {
 				st.Kind = workloads.Hold
-				if st.Resource, err = d.scalar(n, p, "the name of a resource in resources:"); err != nil {
-					return err
-				}
-				if !slices.Contains(d.resourceNames, st.Resource) {
-					allowed := "define it in resources:, e.g. resources: {db: {type: hikari}}"
-					if len(d.resourceNames) > 0 {
-						allowed = "one of " + strings.Join(d.resourceNames, ", ")
-					}
-					return d.errAt(n, p, fmt.Sprintf("no resource named %q", st.Resource), allowed)
-				}
-				return nil
+				st.Resource, err = d.stepResource(n, p, false)
+				return err
+			}},
+			{"call", func(n *yaml.Node, p string) (err error) {
+				st.Kind = workloads.Call
+				st.Resource, err = d.stepResource(n, p, true)
+				return err
 			}},
 			{"for", func(n *yaml.Node, p string) (err error) { forNode = n; st.Time, err = d.service(n, p, dir); return }},
 			{"timeout", func(n *yaml.Node, p string) error {
@@ -212,16 +243,48 @@ func (d *decoder) steps(n *yaml.Node, path, dir string) ([]workloads.Step, error
 			return nil, err
 		}
 		switch {
-		case has(it, "compute") == has(it, "hold"):
-			return nil, d.errAt(it, p, "a step computes or holds a resource", "{compute: LAW} or {hold: RESOURCE, for: LAW}")
+		case btoi(has(it, "compute"))+btoi(has(it, "hold"))+btoi(has(it, "call")) != 1:
+			return nil, d.errAt(it, p, "a step computes, holds a resource or calls an executor", "{compute: LAW}, {hold: RESOURCE, for: LAW} or {call: EXECUTOR, for: LAW}")
 		case st.Kind == workloads.Hold && forNode == nil:
 			return nil, d.errAt(it, join(p, "for"), "missing", "how long the resource is held, e.g. for: {dist: lognormal, mean: 40ms, cv: 1}")
+		case st.Kind == workloads.Call && forNode == nil:
+			return nil, d.errAt(it, join(p, "for"), "missing", "the service time of the sub-task, e.g. for: {dist: exponential, mean: 30ms}")
 		case st.Kind == workloads.Compute && (forNode != nil || has(it, "timeout")):
 			return nil, d.errAt(it, p, "for and timeout belong to a hold step", "{compute: LAW}")
 		}
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// stepResource decodes the resource a hold or call step names: a call
+// names an executor, a hold any other resource.
+func (d *decoder) stepResource(n *yaml.Node, p string, call bool) (string, error) {
+	name, err := d.scalar(n, p, "the name of a resource in resources:")
+	if err != nil {
+		return "", err
+	}
+	typ, ok := d.resourceTypes[name]
+	switch {
+	case !ok:
+		allowed := "define it in resources:, e.g. resources: {db: {type: hikari}}"
+		if len(d.resourceNames) > 0 {
+			allowed = "one of " + strings.Join(d.resourceNames, ", ")
+		}
+		return "", d.errAt(n, p, fmt.Sprintf("no resource named %q", name), allowed)
+	case call && typ != "executor":
+		return "", d.errAt(n, p, fmt.Sprintf("%s is a %s, not an executor: a task holds it", name, typ), "hold: "+name+", or call an executor resource")
+	case !call && typ == "executor":
+		return "", d.errAt(n, p, fmt.Sprintf("%s is an executor: a task calls it with a sub-task", name), "call: "+name)
+	}
+	return name, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // checkResources refuses what poolsim does not model together with service

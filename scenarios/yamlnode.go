@@ -23,6 +23,7 @@ type decoder struct {
 	// resources are the names in the resources block, decoded before the
 	// workload so that a hold step's resource is checked where it is written.
 	resourceNames []string
+	resourceTypes map[string]string // by name
 }
 
 // errAt returns an input error at node n (or at the --set flag that made it).

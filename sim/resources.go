@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -138,13 +138,26 @@ func (e *Engine) newResources(sc *scenarios.Scenario) error {
 		e.rec.res = append(e.rec.res, newResRecord(spec))
 		l := &resListener{e, i}
 		switch spec.Type {
+		case "executor":
+			ce, err := newCalledExecutor(spec.Name, spec.Pool.Config, l)
+			if err != nil {
+				var cerr *model.ConfigError
+				if errors.As(err, &cerr) {
+					cerr.Field = spec.Name + ".pool." + cerr.Field
+				}
+				return err
+			}
+			e.connect = append(e.connect, nil)
+			e.jitter = append(e.jitter, nil)
+			e.resMaxWait = append(e.resMaxWait, model.Forever) // Future.get()
+			e.res = append(e.res, ce)
 		case "hikari":
 			d, err := workloads.NewDistribution(spec.Connect, workloads.NewStream(sc.Seed, "connect:"+spec.Name))
 			if err != nil {
 				if pe, ok := err.(*workloads.ParamError); ok {
-					pe.Field = "connect." + pe.Field
+					pe.Field = spec.Name + ".connect." + pe.Field
 				}
-				return fmt.Errorf("resources.%s: %w", spec.Name, err)
+				return err
 			}
 			e.connect = append(e.connect, d)
 			e.jitter = append(e.jitter, rand.New(workloads.NewStream(sc.Seed, "lifetime:"+spec.Name)))
@@ -262,8 +275,11 @@ func (e *Engine) resourceSummaries(st steady) []ResourceSummary {
 	for i := range e.rec.res {
 		r := &e.rec.res[i]
 		size := r.spec.Permits
-		if r.spec.Type == "hikari" {
+		switch r.spec.Type {
+		case "hikari":
 			size = r.spec.Hikari.MaximumPoolSize
+		case "executor":
+			size = executorThreads(r.spec.Pool.Config)
 		}
 		s := ResourceSummary{Name: r.spec.Name, Type: r.spec.Type, Size: size,
 			Acquisitions: r.acquisitions, Timeouts: r.timeouts, Opened: r.opened, Closed: r.closed,
@@ -281,4 +297,20 @@ func (e *Engine) resourceSummaries(st steady) []ResourceSummary {
 		out = append(out, s)
 	}
 	return out
+}
+
+// executorThreads is the most threads a called executor runs: max when
+// its pool grows to it — a SynchronousQueue or a bounded queue (R6), a
+// Tomcat or Jetty pool — else core, an unbounded queue keeping it there
+// (R7), and at least the one thread a pool of core 0 starts for a queued
+// task (R5); 0 (no ceiling) for an unbounded max.
+func executorThreads(c model.Config) int {
+	n := c.Max
+	if c.Flavor == model.JDK && c.Queue != model.Synchronous && c.QueueCapacity == model.Unbounded {
+		n = max(c.Core, 1)
+	}
+	if n >= model.Unbounded {
+		return 0
+	}
+	return n
 }

@@ -95,7 +95,11 @@ func (e *Engine) runSteps(now time.Duration, h int32) {
 			timeout = w
 		}
 		e.acquiring = borrower(h)
-		e.res[r].Acquire(now, borrower(h), thread(p.w), timeout)
+		if st.Kind == workloads.Call {
+			e.res[r].(*calledExecutor).call(now, borrower(h), thread(p.w), timeout, st.Time)
+		} else {
+			e.res[r].Acquire(now, borrower(h), thread(p.w), timeout)
+		}
 		e.acquiring = 0
 		// The resource has granted it (a completion is pushed at the end
 		// of the hold), made it wait, or refused it (p.failed): then the
@@ -139,7 +143,11 @@ func (e *Engine) granted(now time.Duration, r int, b model.Borrower) {
 	p := &e.progs[b-1]
 	rr := &e.rec.res[r]
 	e.rec.resWait(rr, now, e.endWait(p, now))
-	e.h.push(now+p.steps[p.next].Time, phaseCompletion, p.w)
+	hold := p.steps[p.next].Time
+	if p.steps[p.next].Kind == workloads.Call {
+		hold = 0 // the sub-task has run: the caller goes on
+	}
+	e.h.push(now+hold, phaseCompletion, p.w)
 }
 
 // endWait ends p's wait for a resource, if it waited, and returns how long

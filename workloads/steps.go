@@ -16,23 +16,31 @@ const (
 	// permit), waiting if none is free, holds it for the step's time and
 	// releases it.
 	Hold
+	// Call: the task submits a sub-task of the step's time to another
+	// executor (an @Async pool) and waits for its result (Future.get).
+	Call
 )
 
 func (k StepKind) String() string {
-	if k == Hold {
+	switch k {
+	case Hold:
 		return "hold"
+	case Call:
+		return "call"
 	}
 	return "compute"
 }
 
 // Step is one step of a task's service (Phase.Steps): compute for a time
-// drawn from Time, or hold Resource for a time drawn from Time.
+// drawn from Time, hold Resource for a time drawn from Time, or call the
+// executor Resource with a sub-task whose service is drawn from Time.
 type Step struct {
 	Kind     StepKind
-	Resource string      // Hold: the resource's name in the scenario
-	Time     ServiceSpec // how long the step computes, or holds the resource
+	Resource string      // Hold, Call: the resource's name in the scenario
+	Time     ServiceSpec // how long the step computes, holds the resource, or the sub-task runs
 	// Timeout, for a Hold, replaces the resource's own wait limit with a
-	// law drawn per acquisition (nil: the resource's own).
+	// law drawn per acquisition (nil: the resource's own); for a Call, it
+	// is Future.get(timeout) (nil: get() waits for ever).
 	Timeout *ServiceSpec
 }
 
@@ -149,8 +157,8 @@ func (d stepsDist) String() string {
 		if i > 0 {
 			s += ", "
 		}
-		if st.Kind == Hold {
-			s += "hold " + st.Resource + " " + d.l.times[i].String()
+		if st.Kind != Compute {
+			s += st.Kind.String() + " " + st.Resource + " " + d.l.times[i].String()
 		} else {
 			s += "compute " + d.l.times[i].String()
 		}

@@ -95,6 +95,10 @@ var badInputs = []badInput{
 		`testdata/bad/users-and-arrivals.yaml:5:13: workload.arrivals: closed-loop users make the arrivals: give users or arrivals, not both (users: {count, think}, or arrivals)`},
 	{"users without think", []string{"run", bad + "users-no-think.yaml"}, 2,
 		`testdata/bad/users-no-think.yaml:4:10: workload.users.think: missing (each caller's pause between an answer and its next request, e.g. think: {dist: exponential, mean: 1s})`},
+	{"hold an executor", []string{"run", bad + "hold-an-executor.yaml"}, 2,
+		`testdata/bad/hold-an-executor.yaml:7:28: workload.service.steps[0].hold: async is an executor: a task calls it with a sub-task (call: async)`},
+	{"executor pool max below core", []string{"run", bad + "executor-pool-core.yaml"}, 2,
+		`testdata/bad/executor-pool-core.yaml:4:48: resources.async.pool.max: must be >= core (4), got 2 (R2: maximumPoolSize < corePoolSize throws IllegalArgumentException)`},
 	{"client and caller-runs", []string{"run", bad + "client-caller-runs.yaml"}, 2,
 		`testdata/bad/client-caller-runs.yaml:2:7: pool.rejection: CallerRunsPolicy with workload.client or users is not modelled (the caller would run its own request) (abort, discard or discard-oldest)`},
 	// A list for the whole scenario.
