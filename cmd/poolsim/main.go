@@ -139,6 +139,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			explainCommand(),
 			diagnoseCommand(),
 			reportCommand(),
+			serveCommand(),
 			jstackCommand(),
 			presetsCommand(),
 			versionCommand(),

@@ -1,0 +1,299 @@
+package serve_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/serve"
+	"github.com/poolsim/poolsim/sim"
+)
+
+// small is a scenario that runs in milliseconds: a burst grows a Tomcat
+// pool, then light traffic keeps part of it.
+const small = `name: small
+description: a burst, then light traffic
+duration: 2m
+warmup: 30s
+sample: 1s
+pool: {preset: tomcat, core: 2, max: 40, keepAlive: 5s}
+workload:
+  phases:
+    - {duration: 20s, arrivals: {process: poisson, rate: 200}, service: {dist: constant, value: 100ms}}
+    - {arrivals: {process: constant, rate: 2}, service: {dist: constant, value: 5ms}}
+`
+
+func newServer(t *testing.T, text string, opt serve.Options) *httptest.Server {
+	t.Helper()
+	sc, err := scenarios.Parse([]byte(text), filepath.Join(t.TempDir(), "s.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func runURL(ts *httptest.Server, sets ...string) string {
+	q := url.Values{"set": sets}
+	return ts.URL + "/api/run?" + q.Encode()
+}
+
+// messages reads a run's stream of JSON lines.
+func messages(t *testing.T, body io.Reader) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(body)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestRunStream: a change streams its result (the figures the library's
+// run gives for the same overrides), then the findings, then the
+// what-ifs.
+func TestRunStream(t *testing.T) {
+	ts := newServer(t, small, serve.Options{Command: []string{"poolsim", "run", "s.yaml"}})
+	resp, err := http.Get(runURL(ts, "pool.keepAlive=4s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
+		t.Fatalf("status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	msgs := messages(t, resp.Body)
+	var types []string
+	for _, m := range msgs {
+		types = append(types, m["type"].(string))
+	}
+	if got := strings.Join(types, " "); got != "result explain whatifs" {
+		t.Fatalf("messages %q, want result explain whatifs", got)
+	}
+	res := msgs[0]
+	if res["command"] != "poolsim run s.yaml --set pool.keepAlive=4s" {
+		t.Errorf("command %q", res["command"])
+	}
+	sc, err := scenarios.Parse([]byte(small), "s.yaml", []string{"pool.keepAlive=4s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sim.Run(context.Background(), sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRaw, _ := want.Summary.PoolSizeMean.MarshalJSON()
+	found := false
+	for _, f := range res["figures"].([]any) {
+		f := f.(map[string]any)
+		if f["key"] == "pool_size_mean" {
+			found = true
+			if f["raw"] != string(wantRaw) {
+				t.Errorf("pool_size_mean %v, the library's run gives %s", f["raw"], wantRaw)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no pool_size_mean figure in %v", res["figures"])
+	}
+	if !strings.Contains(res["answer"].(string), `class="verdict`) || !strings.Contains(msgs[2]["html"].(string), "What would change it") {
+		t.Errorf("the answer or the what-ifs are missing")
+	}
+	tl := res["timeline"].(map[string]any)
+	if n := len(tl["t_s"].([]any)); n != 121 {
+		t.Errorf("%d samples, want 121 (t = 0 to 120 s)", n)
+	}
+}
+
+// TestRunRefusesBadInput: a bad override is refused before anything runs,
+// with the command line's message and the key at fault.
+func TestRunRefusesBadInput(t *testing.T) {
+	ts := newServer(t, small, serve.Options{})
+	tests := []struct{ set, msg, key string }{
+		// Not a duration.
+		{"pool.keepAlive=abc", `poolsim: --set pool.keepAlive=abc: pool.keepAlive: not a duration: "abc"`, "pool.keepAlive"},
+		// A typo in a key.
+		{"pool.kepAlive=1s", `poolsim: --set pool.kepAlive=1s: pool.kepAlive: unknown key "kepAlive"; did you mean "keepAlive"?`, "pool.kepAlive"},
+		// No value at all.
+		{"pool.core", "poolsim: --set pool.core:", ""},
+		// The constructor's own check (R2).
+		{"pool.core=-1", "poolsim: --set pool.core=-1: pool.core:", "pool.core"},
+		// Tomcat's executor takes only its TaskQueue (R67).
+		{"pool.queue={type: linked}", "pool.queue.type: Tomcat's executor uses its TaskQueue, got linked (R67)", "pool.queue.type"},
+	}
+	for _, tc := range tests {
+		resp, err := http.Get(runURL(ts, tc.set))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := messages(t, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || len(msgs) != 1 || msgs[0]["type"] != "error" {
+			t.Errorf("%s: status %d, %v", tc.set, resp.StatusCode, msgs)
+			continue
+		}
+		if m := msgs[0]["message"].(string); !strings.HasPrefix(m, tc.msg) && !strings.Contains(m, tc.msg) {
+			t.Errorf("%s: message %q, want %q", tc.set, m, tc.msg)
+		}
+		if tc.key != "" && msgs[0]["key"] != tc.key {
+			t.Errorf("%s: key %v, want %s", tc.set, msgs[0]["key"], tc.key)
+		}
+	}
+	// Too many overrides.
+	many := make([]string, 65)
+	for i := range many {
+		many[i] = "pool.core=1"
+	}
+	if resp, err := http.Get(runURL(ts, many...)); err != nil || resp.StatusCode != 400 {
+		t.Errorf("65 overrides: %v %v", resp.Status, err)
+	}
+}
+
+// TestRunCancelled: a request the page aborts stops its simulation: the
+// next one gets the only slot at once.
+func TestRunCancelled(t *testing.T) {
+	long := strings.Replace(small, "duration: 2m", "duration: 200h", 1)
+	ts := newServer(t, long, serve.Options{Parallel: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", runURL(ts), nil)
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-errc
+	start := time.Now()
+	resp, err := http.Get(ts.URL + "/api/scenario.yaml") // no slot needed
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("download: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	req2, _ := http.NewRequestWithContext(ctx2, "GET", runURL(ts, "duration=1m"), nil)
+	resp, err = http.DefaultClient.Do(req2)
+	if err != nil {
+		t.Fatalf("the run after a cancelled one did not get the slot: %v", err)
+	}
+	msgs := messages(t, resp.Body)
+	resp.Body.Close()
+	if len(msgs) == 0 || msgs[0]["type"] != "result" {
+		t.Fatalf("after a cancelled run: %v", msgs)
+	}
+	t.Logf("the next run answered %v after the cancel", time.Since(start))
+}
+
+// TestYAMLDownload: the scenario with the overrides applied, as a file,
+// headed by the command that reproduces it; it loads to the same scenario.
+func TestYAMLDownload(t *testing.T) {
+	ts := newServer(t, small, serve.Options{Command: []string{"poolsim", "run", "s.yaml"}})
+	resp, err := http.Get(ts.URL + "/api/scenario.yaml?" + url.Values{"set": {"pool.queue={type: tomcat, capacity: 5}"}}.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if cd := resp.Header.Get("Content-Disposition"); cd != `attachment; filename="small-whatif.yaml"` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	if !strings.Contains(string(body), "#   poolsim run s.yaml --set 'pool.queue={type: tomcat, capacity: 5}'") {
+		t.Errorf("no command in\n%s", body)
+	}
+	sc, err := scenarios.Parse(body, "d.yaml", nil)
+	if err != nil {
+		t.Fatalf("the download does not load: %v\n%s", err, body)
+	}
+	if sc.Pool.QueueCapacity != 5 || sc.Pool.Queue.String() != "tomcat" {
+		t.Errorf("queue %v capacity %d", sc.Pool.Queue, sc.Pool.QueueCapacity)
+	}
+}
+
+// TestPageHeaders: the page and its files come with a policy that forbids
+// loading anything from elsewhere.
+func TestPageHeaders(t *testing.T) {
+	ts := newServer(t, small, serve.Options{})
+	for _, p := range []string{"/", "/app.js", "/app.css", "/vendor/uPlot.iife.min.js", "/report.css", "/api/base"} {
+		resp, err := http.Get(ts.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(body) == 0 {
+			t.Errorf("%s: %d, %d bytes", p, resp.StatusCode, len(body))
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("%s: Content-Security-Policy %q", p, csp)
+		}
+	}
+	if resp, _ := http.Get(ts.URL + "/nothing"); resp.StatusCode != 404 {
+		t.Errorf("/nothing: %d", resp.StatusCode)
+	}
+}
+
+// TestHostCheck: listening on 127.0.0.1, the server answers only requests
+// addressed to it, not to a name a rebinding page resolves to it.
+func TestHostCheck(t *testing.T) {
+	sc, err := scenarios.Parse([]byte(small), "s.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(sc, serve.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, u, err := s.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- s.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	if !strings.HasPrefix(u, "http://127.0.0.1:") {
+		t.Errorf("URL %q", u)
+	}
+	_, port, _ := strings.Cut(strings.TrimSuffix(u, "/"), "127.0.0.1:")
+	for host, want := range map[string]int{"127.0.0.1:" + port: 200, "localhost:" + port: 200, "evil.example:" + port: 421, "127.0.0.1:1": 421} {
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
