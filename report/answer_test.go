@@ -42,7 +42,7 @@ func TestWriteLeadsWithTheAnswer(t *testing.T) {
 		}
 		section := page[strings.Index(page, `<section id="scenario-1`):]
 		order := []string{`class="verdict warn"`, `data-key="pool_size_mean" data-raw="120"`, "<img ", "Why TIMED_WAITING", "What would change it",
-			"--set pool.keepAlive=10s", "could not simulate: boom", `<details class="summary">`, "Scenario file"}
+			"could not simulate: boom", "--set pool.keepAlive=10s", `<details class="summary">`, "Scenario file"}
 		at := 0
 		for _, want := range order {
 			i := strings.Index(section[at:], want)

@@ -132,8 +132,8 @@ ul.verdicts { list-style: none; padding: 0; }
 .figure .note { display: block; color: var(--muted); font-size: .8rem; font-weight: normal; }
 .finding { margin: .4rem 0; max-width: 60rem; }
 .whatifs td.name { white-space: nowrap; }
-.whatifs td.why { color: var(--muted); font-size: .9rem; min-width: 18rem; }
-.whatifs code { overflow-wrap: anywhere; }
+ul.whys { max-width: 60rem; padding-left: 1.2rem; }
+ul.whys li { margin: .2rem 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
 {{end}}
 {{- define "answer"}}{{with .Answer}}
@@ -160,14 +160,19 @@ ul.verdicts { list-style: none; padding: 0; }
 <p class="finding">{{.Intro}}</p>
 <div class="scroll">
 <table class="whatifs">
-<thead><tr><th></th>{{range .Columns}}<th>{{.}}</th>{{end}}<th>what it tests</th></tr></thead>
+<thead><tr><th></th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr><td class="name">{{.Name}}</td>{{if .Error}}<td colspan="{{len $.WhatIfs.Columns}}">could not simulate: {{.Error}}</td>{{else}}{{range .Cells}}<td class="num">{{.}}</td>{{end}}{{end}}<td class="why">{{.Why}}{{if .Sets}} <code>{{range $i, $s := .Sets}}{{if $i}} {{end}}--set {{$s}}{{end}}</code>{{end}}</td></tr>
+<tr><td class="name">{{.Name}}</td>{{if .Error}}<td colspan="{{len $.WhatIfs.Columns}}">could not simulate: {{.Error}}</td>{{else}}{{range .Cells}}<td class="num">{{.}}</td>{{end}}{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
 </div>
+<ul class="whys">
+{{- range .Rows}}{{if .Why}}
+<li><strong>{{.Name}}</strong>: {{.Why}}{{if .Sets}} (<code>{{range $i, $s := .Sets}}{{if $i}} {{end}}--set {{$s}}{{end}}</code>){{end}}.</li>
+{{- end}}{{end}}
+</ul>
 {{- end}}
 {{- if .Explain}}
 <h3>Why the pool looks like this</h3>

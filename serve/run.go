@@ -72,8 +72,8 @@ const progressEvery = 100 * time.Millisecond
 
 // handleRun simulates the scenario with the page's overrides and streams
 // the answer as newline-delimited JSON: progress, the result, the
-// findings, the what-ifs. Bad input is refused with a 400 and the command
-// line's message before anything runs. The request's context is the
+// findings, the what-ifs. Bad input is refused before anything runs with
+// the command line's message (see refuse). The request's context is the
 // run's: when the page moves on (it aborts the request), the simulation
 // stops.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +85,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	}
 	sc, err := s.load(sets)
 	if err != nil {
-		writeInputError(w, err)
+		refuse(w, err)
 		return
 	}
 	if !s.acquire(ctx) {
@@ -98,7 +98,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	case ctx.Err() != nil:
 		return // the page moved on
 	case err != nil && !st.started:
-		writeInputError(w, err) // a runtime event the model refuses, a broken trace
+		refuse(w, err) // a runtime event the model refuses, a broken trace
 		return
 	case err != nil:
 		st.send(errorMsg{Type: "error", Message: "poolsim: " + oneLine(err.Error()), Key: errKey(err)})
@@ -108,6 +108,13 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.explain(ctx, sc, st)
+}
+
+// refuse answers a run the input does not allow with the command line's
+// message, as the stream's only message: a 200, so that the browser logs
+// no failed load for what is the user's typo, not a fault.
+func refuse(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusOK, errorMsg{Type: "error", Message: "poolsim: " + oneLine(err.Error()), Key: errKey(err)})
 }
 
 // simulate runs sc, reporting progress to st, and builds the result.

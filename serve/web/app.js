@@ -20,6 +20,10 @@
     '90s', '2m', '5m', '10m', '30m', '1h'];
   const RATE_STOPS = [0.1, 0.2, 0.25, 0.33, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4, 5, 10];
   const CV_DISTS = ['lognormal', 'gamma', 'weibull'];
+  // Tick spacings of the time axis, in seconds: round numbers of
+  // milliseconds, seconds, minutes and hours.
+  const TIME_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
+    3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
 
   // ---- formatting (as report.Seconds and report.Number do) ----
 
@@ -442,7 +446,7 @@
     const prev = previous && previous.timeline.t_s ? previous.timeline : null;
     const prevCol = (name) => (prev && prev[name] ? at(prev.t_s, prev[name], t) : null);
     const width = Math.max(320, $('chart-threads').clientWidth || 800);
-    const xAxis = { values: (u, vals) => vals.map((v) => timeTick(v, span)), label: 'time' };
+    const xAxis = { values: (u, vals) => vals.map((v) => timeTick(v, span)), label: 'time', incrs: TIME_INCRS };
     const line = (label, color, extra) => Object.assign({ label: label, stroke: color, width: 1.5, spanGaps: false, points: { show: false } }, extra || {});
     const faint = (label) => line(label, COLORS.prev, { width: 2, dash: [6, 4] });
 
@@ -455,7 +459,8 @@
     const p1 = prevCol('pool_size');
     if (p1) top = Math.max(top, ...p1.filter((v) => v != null));
     const own = (col) => (u, v, si, i) => (i == null ? '–' : col[i]);
-    const series = [{ value: (u, v) => (v == null ? '–' : seconds(v)) },
+    const xSeries = { label: 'time', value: (u, v) => (v == null ? '–' : seconds(v)) };
+    const series = [xSeries,
       line('idle WAITING (take)', COLORS.untimed, { fill: COLORS.untimed, value: own(untimed) }),
       line('idle TIMED_WAITING (poll)', COLORS.timed, { fill: COLORS.timed, value: own(timed) }),
       line('busy', COLORS.busy, { fill: COLORS.busy, value: own(busy) })];
@@ -472,7 +477,7 @@
     }, data, $('chart-threads')));
 
     // Queue and rejections.
-    const qs = [{ value: (u, v) => (v == null ? '–' : seconds(v)) }, line('queue length', COLORS.queue, { fill: 'rgba(86,180,233,0.25)' }),
+    const qs = [xSeries, line('queue length', COLORS.queue, { fill: 'rgba(86,180,233,0.25)' }),
       line('rejected (cumulative)', COLORS.rejected, { scale: 'rej' })];
     const qd = [t, tl.queue_len, tl.rejected];
     const pq = prevCol('queue_len'), pr = prevCol('rejected');
@@ -487,7 +492,7 @@
 
     // Wait percentiles per interval.
     const secsAxis = { label: 'wait', values: (u, vals) => vals.map(seconds), size: 70 };
-    const ws = [{ value: (u, v) => (v == null ? '–' : seconds(v)) }];
+    const ws = [xSeries];
     const wd = [t];
     const wv = (u, v) => (v == null ? '–' : seconds(v));
     for (const [col, label, color] of [['wait_p50_s', 'wait p50', COLORS.p50], ['wait_p99_s', 'wait p99', COLORS.p99], ['wait_max_s', 'wait max', COLORS.wmax]]) {
