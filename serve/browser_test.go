@@ -264,13 +264,14 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", p)
 }
 
-// moveKeepAlive presses the keepAlive slider's left arrow n times, as a
-// user would drag it down.
-func moveKeepAlive(t *testing.T, ctx context.Context, n int) {
+// moveKeepAlive presses an arrow key on the keepAlive slider n times, as
+// a user would drag it: kb.ArrowLeft shortens keepAlive, kb.ArrowRight
+// lengthens it.
+func moveKeepAlive(t *testing.T, ctx context.Context, key string, n int) {
 	t.Helper()
 	steps := []chromedp.Action[chromedp.Void]{chromedp.Focus(`#c-pool-keepAlive-range`)}
 	for range n {
-		steps = append(steps, chromedp.KeyEvent(kb.ArrowLeft))
+		steps = append(steps, chromedp.KeyEvent(key))
 	}
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
@@ -311,7 +312,7 @@ func TestBrowserWhatIf(t *testing.T) {
 
 	// 1m → 45s → 30s → 20s → 15s → 10s: five steps of the slider, each a
 	// change that aborts the one before.
-	moveKeepAlive(t, ctx, 5)
+	moveKeepAlive(t, ctx, kb.ArrowLeft, 5)
 	var after redraw
 	for n := first.N + 1; ; n++ {
 		after = waitRedraw(t, ctx, n)
@@ -415,10 +416,14 @@ func TestBrowserRedrawTimes(t *testing.T) {
 		url := startServe(t, f)
 		ctx, w := browse(t, url)
 		first := waitRedraw(t, ctx, 1)
-		moveKeepAlive(t, ctx, 1)
+		key := kb.ArrowLeft
+		if js[string](t, ctx, `document.getElementById('c-pool-keepAlive-range').value`) == "0" {
+			key = kb.ArrowRight // keepAlive 0 (a fixed pool): lengthen it instead
+		}
+		moveKeepAlive(t, ctx, key, 1)
 		row := fmt.Sprintf("%-32s first load %5.0f ms", filepath.Base(f), first.MS)
 		r, err := chromedp.Run(ctx, chromedp.Poll[redraw](fmt.Sprintf(`(window.poolsimRedraw.n > %d && window.poolsimRedraw) || (document.querySelector('.control.invalid') && {n: -1})`, first.N),
-			chromedp.WithPollingTimeout(60*time.Second)))
+			chromedp.WithPollingTimeout(20*time.Second)))
 		switch {
 		case err != nil:
 			row += fmt.Sprintf("; keepAlive step: %v", err)

@@ -73,19 +73,15 @@ const progressEvery = 100 * time.Millisecond
 // handleRun simulates the scenario with the page's overrides and streams
 // the answer as newline-delimited JSON: progress, the result, the
 // findings, the what-ifs. Bad input is refused before anything runs with
-// the command line's message (see refuse). The request's context is the
+// the command line's message (as the stream's only message). The request's context is the
 // run's: when the page moves on (it aborts the request), the simulation
 // stops.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	sets, err := pageSets(r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), "")
-		return
-	}
-	sc, err := s.load(sets)
-	if err != nil {
-		refuse(w, err)
+	// A refusal is the stream's only message, with a 200: the browser
+	// logs no failed load for what is the user's typo, not a fault.
+	sc, sets, ok := s.request(w, r, http.StatusOK)
+	if !ok {
 		return
 	}
 	if !s.acquire(ctx) {
@@ -97,10 +93,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case ctx.Err() != nil:
 		return // the page moved on
-	case err != nil && !st.started:
-		refuse(w, err) // a runtime event the model refuses, a broken trace
-		return
 	case err != nil:
+		// A runtime event the model refuses, a broken trace.
 		st.send(errorMsg{Type: "error", Message: "poolsim: " + oneLine(err.Error()), Key: errKey(err)})
 		return
 	}
@@ -108,13 +102,6 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.explain(ctx, sc, st)
-}
-
-// refuse answers a run the input does not allow with the command line's
-// message, as the stream's only message: a 200, so that the browser logs
-// no failed load for what is the user's typo, not a fault.
-func refuse(w http.ResponseWriter, err error) {
-	writeJSON(w, http.StatusOK, errorMsg{Type: "error", Message: "poolsim: " + oneLine(err.Error()), Key: errKey(err)})
 }
 
 // simulate runs sc, reporting progress to st, and builds the result.

@@ -158,6 +158,22 @@ func pageSets(r *http.Request) ([]string, error) {
 	return sets, nil
 }
 
+// request reads a request's overrides and loads the scenario with them;
+// on bad input it answers with the command line's message under code and
+// returns ok false.
+func (s *Server) request(w http.ResponseWriter, r *http.Request, code int) (sc *scenarios.Scenario, sets []string, ok bool) {
+	sets, err := pageSets(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), "")
+		return nil, nil, false
+	}
+	if sc, err = s.load(sets); err != nil {
+		writeError(w, code, "poolsim: "+oneLine(err.Error()), errKey(err))
+		return nil, nil, false
+	}
+	return sc, sets, true
+}
+
 // load parses the base scenario again with the page's overrides after the
 // command line's, as poolsim run would load it.
 func (s *Server) load(sets []string) (*scenarios.Scenario, error) {
@@ -174,14 +190,8 @@ func (s *Server) load(sets []string) (*scenarios.Scenario, error) {
 // handleYAML sends the scenario with the page's overrides applied, as a
 // file to download.
 func (s *Server) handleYAML(w http.ResponseWriter, r *http.Request) {
-	sets, err := pageSets(r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), "")
-		return
-	}
-	sc, err := s.load(sets)
-	if err != nil {
-		writeInputError(w, err)
+	sc, sets, ok := s.request(w, r, http.StatusBadRequest)
+	if !ok {
 		return
 	}
 	text, err := sc.EditedText()
@@ -212,12 +222,6 @@ type errorMsg struct {
 
 func writeError(w http.ResponseWriter, code int, msg, key string) {
 	writeJSON(w, code, errorMsg{Type: "error", Message: msg, Key: key})
-}
-
-// writeInputError refuses bad input with the command line's message
-// ("poolsim: FILE:LINE:COL: KEY: what is wrong (what is allowed)").
-func writeInputError(w http.ResponseWriter, err error) {
-	writeError(w, http.StatusBadRequest, "poolsim: "+oneLine(err.Error()), errKey(err))
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -18,18 +18,21 @@ import (
 	"github.com/poolsim/poolsim/sim"
 )
 
-// small is a scenario that runs in milliseconds: a burst grows a Tomcat
-// pool, then light traffic keeps part of it.
+// small is a scenario that runs in milliseconds: a peak fills a bounded
+// queue and grows the pool past core, then light traffic keeps part of it.
 const small = `name: small
-description: a burst, then light traffic
+description: a peak, then light traffic
 duration: 2m
-warmup: 30s
+warmup: 40s
 sample: 1s
-pool: {preset: tomcat, core: 2, max: 40, keepAlive: 5s}
+pool: {core: 2, max: 30, keepAlive: 5s, queue: {type: array, capacity: 20}}
 workload:
   phases:
-    - {duration: 20s, arrivals: {process: poisson, rate: 200}, service: {dist: constant, value: 100ms}}
-    - {arrivals: {process: constant, rate: 2}, service: {dist: constant, value: 5ms}}
+    - duration: 20s
+      arrivals: {process: poisson, rate: 150}
+      service: {dist: exponential, mean: 150ms}
+    - arrivals: {process: constant, rate: 3/s}
+      service: {dist: constant, value: 10ms}
 `
 
 func newServer(t *testing.T, text string, opt serve.Options) *httptest.Server {
@@ -138,8 +141,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"pool.core", "poolsim: --set pool.core:", ""},
 		// The constructor's own check (R2).
 		{"pool.core=-1", "poolsim: --set pool.core=-1: pool.core:", "pool.core"},
-		// Tomcat's executor takes only its TaskQueue (R67).
-		{"pool.queue={type: linked}", "pool.queue.type: Tomcat's executor uses its TaskQueue, got linked (R67)", "pool.queue.type"},
+		// A SynchronousQueue holds nothing (R49).
+		{"pool.queue={type: synchronous, capacity: 5}", "pool.queue.capacity: does not apply to a SynchronousQueue", "pool.queue.capacity"},
 	}
 	for _, tc := range tests {
 		resp, err := http.Get(runURL(ts, tc.set))
@@ -213,7 +216,7 @@ func TestRunCancelled(t *testing.T) {
 // headed by the command that reproduces it; it loads to the same scenario.
 func TestYAMLDownload(t *testing.T) {
 	ts := newServer(t, small, serve.Options{Command: []string{"poolsim", "run", "s.yaml"}})
-	resp, err := http.Get(ts.URL + "/api/scenario.yaml?" + url.Values{"set": {"pool.queue={type: tomcat, capacity: 5}"}}.Encode())
+	resp, err := http.Get(ts.URL + "/api/scenario.yaml?" + url.Values{"set": {"pool.queue={type: linked, capacity: 5}"}}.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,14 +225,14 @@ func TestYAMLDownload(t *testing.T) {
 	if cd := resp.Header.Get("Content-Disposition"); cd != `attachment; filename="small-whatif.yaml"` {
 		t.Errorf("Content-Disposition %q", cd)
 	}
-	if !strings.Contains(string(body), "#   poolsim run s.yaml --set 'pool.queue={type: tomcat, capacity: 5}'") {
+	if !strings.Contains(string(body), "#   poolsim run s.yaml --set 'pool.queue={type: linked, capacity: 5}'") {
 		t.Errorf("no command in\n%s", body)
 	}
 	sc, err := scenarios.Parse(body, "d.yaml", nil)
 	if err != nil {
 		t.Fatalf("the download does not load: %v\n%s", err, body)
 	}
-	if sc.Pool.QueueCapacity != 5 || sc.Pool.Queue.String() != "tomcat" {
+	if sc.Pool.QueueCapacity != 5 || sc.Pool.Queue.String() != "linked" {
 		t.Errorf("queue %v capacity %d", sc.Pool.Queue, sc.Pool.QueueCapacity)
 	}
 }

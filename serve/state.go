@@ -78,7 +78,7 @@ func allChoices() choices {
 // viewOf describes sc's configuration for the controls.
 func viewOf(sc *scenarios.Scenario) configView {
 	c := sc.Pool.Config
-	v := configView{Pool: poolView{
+	v := configView{Phases: []phaseView{}, Pool: poolView{
 		Preset: sc.Pool.Preset, Core: c.Core, Max: model.SizeString(c.Max), KeepAlive: shortDuration(c.KeepAlive),
 		CoreTO: c.CoreTimeOut, Prestart: c.Prestart, Queue: c.Queue.String(), Capacity: model.SizeString(c.QueueCapacity),
 		Fair: c.Fair, HandOff: [...]string{"natural", "fifo", "lifo"}[c.HandOffOverride], Rejection: c.Rejection.String(),
