@@ -222,6 +222,13 @@ type redraw struct {
 	SimMS float64  `json:"simMs"`
 	Sets  []string `json:"sets"`
 	N     int      `json:"n"`
+	// The parts of MS: the debounce, the request until the result
+	// arrived (the simulation and the transfer), the page's redraw, the
+	// paint.
+	WaitMS   float64 `json:"waitMs"`
+	AnswerMS float64 `json:"answerMs"`
+	DrawMS   float64 `json:"drawMs"`
+	PaintMS  float64 `json:"paintMs"`
 }
 
 // waitRedraw waits for the page's n-th redraw and returns it.
@@ -264,12 +271,13 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", p)
 }
 
-// moveKeepAlive presses an arrow key on the keepAlive slider n times, as
-// a user would drag it: kb.ArrowLeft shortens keepAlive, kb.ArrowRight
-// lengthens it.
-func moveKeepAlive(t *testing.T, ctx context.Context, key string, n int) {
+// step presses an arrow key on a slider (pool-keepAlive, pool-core,
+// workload-phases-0-arrivals-rate, …) n times,
+// as a user would drag it: kb.ArrowLeft lowers the value, kb.ArrowRight
+// raises it.
+func step(t *testing.T, ctx context.Context, slider, key string, n int) {
 	t.Helper()
-	steps := []chromedp.Action[chromedp.Void]{chromedp.Focus(`#c-pool-keepAlive-range`)}
+	steps := []chromedp.Action[chromedp.Void]{chromedp.Focus(`#c-` + slider + `-range`)}
 	for range n {
 		steps = append(steps, chromedp.KeyEvent(key))
 	}
@@ -312,7 +320,7 @@ func TestBrowserWhatIf(t *testing.T) {
 
 	// 1m → 45s → 30s → 20s → 15s → 10s: five steps of the slider, each a
 	// change that aborts the one before.
-	moveKeepAlive(t, ctx, kb.ArrowLeft, 5)
+	step(t, ctx, "pool-keepAlive", kb.ArrowLeft, 5)
 	var after redraw
 	for n := first.N + 1; ; n++ {
 		after = waitRedraw(t, ctx, n)
@@ -320,7 +328,8 @@ func TestBrowserWhatIf(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("keepAlive 1m → 10s: change to redraw %.0f ms (simulation %.0f ms on the server), first load %.0f ms", after.MS, after.SimMS, first.MS)
+	t.Logf("keepAlive 1m → 10s: change to redraw %.0f ms (answer %.0f ms, of which the simulation %.0f ms; draw %.0f ms, paint %.0f ms), first load %.0f ms",
+		after.MS, after.AnswerMS, after.SimMS, after.DrawMS, after.PaintMS, first.MS)
 	if got := figureRaw(t, ctx, "pool_size_mean"); got != want10s {
 		t.Errorf("keepAlive 10s: pool size %s, poolsim run --set pool.keepAlive=10s gives %s", got, want10s)
 	}
@@ -402,7 +411,8 @@ func TestServeFromConfig(t *testing.T) {
 }
 
 // TestBrowserRedrawTimes times, for every bundled scenario, one step of
-// the keepAlive slider from the change to the redraw, in the browser. It
+// the keepAlive slider (core where the constructor fixes keepAlive) from
+// the change to the redraw, in the browser. It
 // only measures (the machine's load decides the times), so it runs when
 // asked: POOLSIM_MEASURE=1.
 func TestBrowserRedrawTimes(t *testing.T) {
@@ -416,11 +426,15 @@ func TestBrowserRedrawTimes(t *testing.T) {
 		url := startServe(t, f)
 		ctx, w := browse(t, url)
 		first := waitRedraw(t, ctx, 1)
-		key := kb.ArrowLeft
-		if js[string](t, ctx, `document.getElementById('c-pool-keepAlive-range').value`) == "0" {
+		slider, key := "pool-keepAlive", kb.ArrowLeft
+		switch {
+		case js[bool](t, ctx, `document.getElementById('c-pool-keepAlive-range').disabled`):
+			// The constructor fixes keepAlive (R86, R88): the first slider that moves.
+			slider, key = strings.TrimSuffix(strings.TrimPrefix(js[string](t, ctx, `document.querySelector('#controls input[type=range]:not(:disabled)').id`), "c-"), "-range"), kb.ArrowRight
+		case js[string](t, ctx, `document.getElementById('c-pool-keepAlive-range').value`) == "0":
 			key = kb.ArrowRight // keepAlive 0 (a fixed pool): lengthen it instead
 		}
-		moveKeepAlive(t, ctx, key, 1)
+		step(t, ctx, slider, key, 1)
 		row := fmt.Sprintf("%-32s first load %5.0f ms", filepath.Base(f), first.MS)
 		r, err := chromedp.Run(ctx, chromedp.Poll[redraw](fmt.Sprintf(`(window.poolsimRedraw.n > %d && window.poolsimRedraw) || (document.querySelector('.control.invalid') && {n: -1})`, first.N),
 			chromedp.WithPollingTimeout(20*time.Second)))
@@ -428,9 +442,10 @@ func TestBrowserRedrawTimes(t *testing.T) {
 		case err != nil:
 			row += fmt.Sprintf("; keepAlive step: %v", err)
 		case r.N < 0:
-			row += "; keepAlive step refused: " + js[string](t, ctx, `document.querySelector('.control.invalid .error').textContent`)
+			row += "; " + slider + " step refused: " + js[string](t, ctx, `document.querySelector('.control.invalid .error').textContent`)
 		default:
-			row += fmt.Sprintf("; keepAlive step (%s): change to redraw %5.0f ms, simulation %5.0f ms", strings.Join(r.Sets, " "), r.MS, r.SimMS)
+			row += fmt.Sprintf("; %s step (%s): change to redraw %4.0f ms = debounce %2.0f + answer %4.0f (simulation %4.0f) + draw %3.0f + paint %3.0f",
+				slider, strings.Join(r.Sets, " "), r.MS, r.WaitMS, r.AnswerMS, r.SimMS, r.DrawMS, r.PaintMS)
 		}
 		rows = append(rows, row)
 		w.check(t)

@@ -13,10 +13,11 @@
 // scenario YAML with them applied and the `poolsim run` command that
 // reproduces it.
 //
-// A request streams newline-delimited JSON: progress while a long run
-// goes on, the run's result, then the findings, then the what-ifs. A new
-// change aborts the previous request, whose context cancels its
-// simulation (sim.Run checks it as it goes).
+// A run streams newline-delimited JSON: progress while a long run goes on,
+// then the run's result; once the page has redrawn, it asks for the
+// explanation, which streams the findings, then the what-ifs. A new change
+// aborts the requests of the previous one, whose contexts cancel their
+// simulations (sim.Run checks its context as it goes).
 //
 // Everything the page needs is embedded in the binary (the page, its
 // script and style, and the uPlot charting library, vendored from npm);

@@ -71,8 +71,7 @@ type explainMsg struct {
 const progressEvery = 100 * time.Millisecond
 
 // handleRun simulates the scenario with the page's overrides and streams
-// the answer as newline-delimited JSON: progress, the result, the
-// findings, the what-ifs. Bad input is refused before anything runs with
+// the answer as newline-delimited JSON: progress, then the result. Bad input is refused before anything runs with
 // the command line's message (as the stream's only message). The request's context is the
 // run's: when the page moves on (it aborts the request), the simulation
 // stops.
@@ -98,10 +97,19 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		st.send(errorMsg{Type: "error", Message: "poolsim: " + oneLine(err.Error()), Key: errKey(err)})
 		return
 	}
-	if !st.send(msg) {
+	st.send(msg)
+}
+
+// handleExplain streams the explanation of the scenario with the page's
+// overrides: the findings, then the what-ifs. The page asks for it once it
+// has redrawn the run, so that the explanation's simulations do not slow
+// the redraw; the next change aborts it as it aborts a run.
+func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
+	sc, _, ok := s.request(w, r, http.StatusOK)
+	if !ok {
 		return
 	}
-	s.explain(ctx, sc, st)
+	s.explain(r.Context(), sc, &stream{w: w, rc: http.NewResponseController(w)})
 }
 
 // simulate runs sc, reporting progress to st, and builds the result.

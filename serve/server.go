@@ -83,6 +83,7 @@ func New(base *scenarios.Scenario, opt Options) (*Server, error) {
 	})
 	s.mux.HandleFunc("GET /api/base", s.handleBase)
 	s.mux.HandleFunc("GET /api/run", s.handleRun)
+	s.mux.HandleFunc("GET /api/explain", s.handleExplain)
 	s.mux.HandleFunc("GET /api/scenario.yaml", s.handleYAML)
 	return s, nil
 }

@@ -72,8 +72,8 @@ func messages(t *testing.T, body io.Reader) []map[string]any {
 }
 
 // TestRunStream: a change streams its result (the figures the library's
-// run gives for the same overrides), then the findings, then the
-// what-ifs.
+// run gives for the same overrides); its explanation streams the findings,
+// then the what-ifs.
 func TestRunStream(t *testing.T) {
 	ts := newServer(t, small, serve.Options{Command: []string{"poolsim", "run", "s.yaml"}})
 	resp, err := http.Get(runURL(ts, "pool.keepAlive=4s"))
@@ -89,8 +89,17 @@ func TestRunStream(t *testing.T) {
 	for _, m := range msgs {
 		types = append(types, m["type"].(string))
 	}
+	resp2, err := http.Get(strings.Replace(runURL(ts, "pool.keepAlive=4s"), "/api/run?", "/api/explain?", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp2.Body.Close()
+	msgs = append(msgs, messages(t, resp2.Body)...)
+	for _, m := range msgs[len(types):] {
+		types = append(types, m["type"].(string))
+	}
 	if got := strings.Join(types, " "); got != "result explain whatifs" {
-		t.Fatalf("messages %q, want result explain whatifs", got)
+		t.Fatalf("messages %q, want result, then explain whatifs", got)
 	}
 	res := msgs[0]
 	if res["command"] != "poolsim run s.yaml --set pool.keepAlive=4s" {

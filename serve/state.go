@@ -25,8 +25,14 @@ type poolView struct {
 	HandOff   string `json:"handOff"`
 	Rejection string `json:"rejection"`
 	// QueueEditable is false for the pools whose queue is fixed
-	// (ScheduledThreadPoolExecutor's, Jetty's, a thread per task).
-	QueueEditable bool `json:"queueEditable"`
+	// (ScheduledThreadPoolExecutor's, Jetty's, a thread per task), and
+	// KeepAliveEditable for those whose constructor fixes keepAlive
+	// (ScheduledThreadPoolExecutor's 10ms, R88; a thread per task, R86).
+	QueueEditable     bool `json:"queueEditable"`
+	KeepAliveEditable bool `json:"keepAliveEditable"`
+	// SizesEditable is false when core and max cannot be set: a thread
+	// per task has none (R86), the single preset fixes them at 1 (R82).
+	SizesEditable bool `json:"sizesEditable"`
 }
 
 // phaseView is one phase of the traffic as the page's controls show it.
@@ -82,7 +88,9 @@ func viewOf(sc *scenarios.Scenario) configView {
 		Preset: sc.Pool.Preset, Core: c.Core, Max: model.SizeString(c.Max), KeepAlive: shortDuration(c.KeepAlive),
 		CoreTO: c.CoreTimeOut, Prestart: c.Prestart, Queue: c.Queue.String(), Capacity: model.SizeString(c.QueueCapacity),
 		Fair: c.Fair, HandOff: [...]string{"natural", "fifo", "lifo"}[c.HandOffOverride], Rejection: c.Rejection.String(),
-		QueueEditable: c.Flavor == model.JDK || c.Flavor == model.Tomcat,
+		QueueEditable:     c.Flavor == model.JDK || c.Flavor == model.Tomcat,
+		KeepAliveEditable: c.Flavor != model.Scheduled && c.Flavor != model.ThreadPerTask,
+		SizesEditable:     c.Flavor != model.ThreadPerTask && !presetFixed(sc.Pool.Preset),
 	}}
 	switch {
 	case sc.Workload.Trace != "":
@@ -103,6 +111,11 @@ func viewOf(sc *scenarios.Scenario) configView {
 		v.Phases = append(v.Phases, pv)
 	}
 	return v
+}
+
+func presetFixed(name string) bool {
+	p, ok := scenarios.LookupPreset(name)
+	return ok && p.Fixed
 }
 
 func phaseLabel(sc *scenarios.Scenario, i int, ph workloads.Phase) string {

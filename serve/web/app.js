@@ -271,7 +271,36 @@
     if (!busy) $('progress').hidden = true;
   }
 
-  // run asks the server for the overrides' run and shows what it streams.
+  // stream fetches a URL that answers with JSON lines and hands each to
+  // onMessage; false when the request was aborted or failed (said in the
+  // status line).
+  async function stream(url, ac, onMessage) {
+    let resp;
+    try {
+      resp = await fetch(url, { signal: ac.signal });
+      if (!resp.ok) throw new Error('the server answered ' + resp.status);
+      const reader = resp.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return true;
+        buf += dec.decode(value, { stream: true });
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (line) onMessage(JSON.parse(line));
+        }
+      }
+    } catch (e) {
+      if (!ac.signal.aborted) status('the server did not answer: ' + e.message);
+      return false;
+    }
+  }
+
+  // run asks the server for the overrides' run, shows it, then asks for
+  // its explanation. A later change aborts both requests.
   async function run(next, ctl, t0) {
     if (inflight) inflight.abort();
     const ac = new AbortController();
@@ -279,44 +308,21 @@
     const sets = setsOf(next);
     status('simulating', true);
     for (const e of ['answer', 'explanation']) $(e).classList.add('stale');
-    let resp;
-    try {
-      resp = await fetch('/api/run?' + query(sets), { signal: ac.signal });
-    } catch (e) {
-      if (ac.signal.aborted) return;
-      status('the server did not answer: ' + e.message);
-      return;
-    }
-    if (!resp.ok) {
-      let msg = { message: 'the server answered ' + resp.status };
-      try { msg = await resp.json(); } catch (e) { /* keep the status */ }
-      if (inflight === ac) refuse(msg, ctl);
-      return;
-    }
-    clearErrors();
-    const reader = resp.body.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line) receive(JSON.parse(line), next, ctl, t0);
-        }
-      }
-    } catch (e) {
-      if (!ac.signal.aborted) status('the answer broke off: ' + e.message);
-      return;
-    }
+    const timing = { t0: t0, sent: performance.now() };
+    let accepted = false;
+    await stream('/api/run?' + query(sets), ac, (msg) => {
+      if (msg.type === 'result') timing.received = performance.now();
+      if (msg.type === 'result') accepted = true;
+      receive(msg, next, ctl, timing);
+    });
+    if (!accepted || ac.signal.aborted) return;
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))); // let the redraw paint first
+    if (ac.signal.aborted) return;
+    await stream('/api/explain?' + query(sets), ac, (msg) => receive(msg, next, ctl, timing));
     if (inflight === ac) inflight = null;
   }
 
-  function receive(msg, next, ctl, t0) {
+  function receive(msg, next, ctl, timing) {
     switch (msg.type) {
       case 'progress':
         $('progress').hidden = false;
@@ -329,9 +335,11 @@
         if (current) previous = current;
         current = msg;
         showResult(msg);
+        timing.drawn = performance.now();
         requestAnimationFrame(() => {
-          const ms = performance.now() - t0;
-          window.poolsimRedraw = { ms: ms, simMs: msg.simMs, sets: msg.sets, n: (window.poolsimRedraw ? window.poolsimRedraw.n : 0) + 1 };
+          const now = performance.now(), ms = now - timing.t0;
+          window.poolsimRedraw = { ms: ms, simMs: msg.simMs, sets: msg.sets, n: (window.poolsimRedraw ? window.poolsimRedraw.n : 0) + 1,
+            waitMs: timing.sent - timing.t0, answerMs: timing.received - timing.sent, drawMs: timing.drawn - timing.received, paintMs: now - timing.drawn };
           status(base.name + ': simulated in ' + Math.round(msg.simMs) + ' ms, change to redraw ' + Math.round(ms) + ' ms' +
             (msg.incomplete ? ' — the run stopped early: ' + msg.incomplete : '') + '; explaining', true);
         });
@@ -409,6 +417,8 @@
     for (const ctl of controls.values()) {
       let on = true;
       if (ctl.queue) on = c.pool.queueEditable;
+      if (ctl.key === 'pool.keepAlive') on = c.pool.keepAliveEditable;
+      if (['pool.core', 'pool.max', 'pool.prestart', 'pool.allowCoreThreadTimeOut'].indexOf(ctl.key) >= 0) on = c.pool.sizesEditable;
       if (ctl.key === 'pool.queue.capacity') on = on && q !== 'synchronous' && q !== 'priority';
       if (ctl.key === 'pool.queue.fair') on = on && (q === 'array' || q === 'synchronous');
       if (ctl.service !== undefined) {
