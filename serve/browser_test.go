@@ -448,6 +448,9 @@ func TestBrowserRedrawTimes(t *testing.T) {
 				slider, strings.Join(r.Sets, " "), r.MS, r.WaitMS, r.AnswerMS, r.SimMS, r.DrawMS, r.PaintMS)
 		}
 		rows = append(rows, row)
+		if os.Getenv("POOLSIM_SCREENSHOTS") != "" {
+			screenshot(t, ctx, "serve-"+strings.TrimSuffix(filepath.Base(f), ".yaml")+".png")
+		}
 		w.check(t)
 	}
 	t.Logf("change to redraw in headless Chromium:\n%s", strings.Join(rows, "\n"))

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsim/poolsim/internal/inputerr"
 	"github.com/poolsim/poolsim/output"
 	"github.com/poolsim/poolsim/report"
 	"github.com/poolsim/poolsim/scenarios"
@@ -63,6 +64,9 @@ func New(base *scenarios.Scenario, opt Options) (*Server, error) {
 	}
 	if _, err := scenarios.Parse(base.Text, base.Path, base.Sets); err != nil {
 		return nil, fmt.Errorf("serve: the base scenario does not load again from its text: %w", err)
+	}
+	if err := checkSamples(base); err != nil {
+		return nil, err
 	}
 	if opt.Parallel <= 0 {
 		opt.Parallel = runtime.NumCPU()
@@ -185,7 +189,21 @@ func (s *Server) load(sets []string) (*scenarios.Scenario, error) {
 	if s.opt.Seed != nil {
 		sc.Seed = *s.opt.Seed
 	}
-	return sc, nil
+	return sc, checkSamples(sc)
+}
+
+// maxSamples bounds the timeline of a run the page asks for: a day at one
+// sample a second. The timeline is held in memory while the run goes on,
+// so a sample of a nanosecond must not be able to exhaust the machine.
+const maxSamples = 100_000
+
+// checkSamples refuses a scenario whose timeline would exceed maxSamples.
+func checkSamples(sc *scenarios.Scenario) error {
+	if sc.Sample <= 0 || sc.Duration <= 0 || sc.Duration/sc.Sample <= maxSamples {
+		return nil
+	}
+	return inputerr.New("", 0, 0, "sample", fmt.Sprintf("%v over a duration of %v makes %d timeline samples, more than the %d poolsim serve draws",
+		sc.Sample, sc.Duration, sc.Duration/sc.Sample, maxSamples), fmt.Sprintf("a sample of at least %v", (sc.Duration+maxSamples-1)/maxSamples))
 }
 
 // handleYAML sends the scenario with the page's overrides applied, as a

@@ -150,6 +150,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"pool.core", "poolsim: --set pool.core:", ""},
 		// The constructor's own check (R2).
 		{"pool.core=-1", "poolsim: --set pool.core=-1: pool.core:", "pool.core"},
+		// A timeline too long to hold and draw.
+		{"sample=1ns", "poolsim: sample: 1ns over a duration of 2m0s makes 120000000000 timeline samples, more than the 100000 poolsim serve draws (a sample of at least 1.2ms)", "sample"},
 		// A SynchronousQueue holds nothing (R49).
 		{"pool.queue={type: synchronous, capacity: 5}", "pool.queue.capacity: does not apply to a SynchronousQueue", "pool.queue.capacity"},
 	}
@@ -307,6 +309,44 @@ func TestHostCheck(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestRunNeverCrashes: whatever the overrides, the server answers with a
+// result or a refusal, never a 500 or a dropped connection.
+func TestRunNeverCrashes(t *testing.T) {
+	ts := newServer(t, small, serve.Options{})
+	inputs := [][]string{
+		{"="}, {"=1"}, {"a=b=c"}, {"pool"}, {"pool="}, {"pool=null"}, {"pool={}"}, {"workload=null"},
+		{"pool.queue={type: ["}, {"pool.core=99999999999999999999"}, {"pool.core=1e9"}, {"pool.max=-1"},
+		{"pool.keepAlive=-5s"}, {"pool.keepAlive=9223372036854775807"}, {"duration=0"}, {"duration=-1s"},
+		{"sample=1ns"}, {"duration=100000h"}, {"warmup=3h"}, {"workload.phases.7.arrivals.rate=1"}, {"workload.phases.0.service={dist: pareto, mean: 1s, alpha: 0.5}"},
+		{"pool.preset=scheduled"}, {"pool.preset=jetty"}, {"pool.preset=thread-per-task"}, {"pool.preset=single"},
+		{"events=[{at: 1s, shutdown: now}]"}, {"events=[{at: 1s, set: {core: 100}}]"}, {"snapshots=[1s, 1s]"},
+		{"pool.threadNamePrefix=<script>alert(1)</script>"}, {"name=<b>x</b>"}, {"\x00=\xff"}, {"pool.core=\u202e1"},
+		{"workload={trace: /etc/passwd}"}, {"workload={trace: /nonexistent.csv}"}, {"host.cpus=100000"},
+	}
+	for _, sets := range inputs {
+		resp, err := http.Get(runURL(ts, sets...))
+		if err != nil {
+			t.Fatalf("%q: %v", sets, err)
+		}
+		msgs := messages(t, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(msgs) == 0 {
+			t.Errorf("%q: status %d, %d messages", sets, resp.StatusCode, len(msgs))
+			continue
+		}
+		last := msgs[len(msgs)-1]
+		switch last["type"] {
+		case "result":
+		case "error":
+			if m, _ := last["message"].(string); !strings.HasPrefix(m, "poolsim: ") || strings.Contains(m, "internal error") {
+				t.Errorf("%q: refused with %q", sets, m)
+			}
+		default:
+			t.Errorf("%q: ends with %v", sets, last)
 		}
 	}
 }
