@@ -186,7 +186,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 // TestRunCancelled: a request the page aborts stops its simulation: the
 // next one gets the only slot at once.
 func TestRunCancelled(t *testing.T) {
-	long := strings.Replace(small, "duration: 2m", "duration: 200h", 1)
+	long := strings.NewReplacer("duration: 2m", "duration: 20h", "rate: 3/s", "rate: 300/s").Replace(small) // about 20 million tasks
 	ts := newServer(t, long, serve.Options{Parallel: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", runURL(ts), nil)

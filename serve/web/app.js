@@ -116,14 +116,14 @@
       ctl.range = r;
       r.addEventListener('input', () => {
         input.value = ctl.slider.stops ? ctl.slider.stops[+r.value] : String(r.value);
-        changed(ctl, true);
+        changed(ctl);
       });
     }
     ctl.error = el('p', { cls: 'error', id: id + '-error', hidden: '' });
     wrap.appendChild(ctl.error);
     parent.appendChild(wrap);
     ctl.wrap = wrap;
-    input.addEventListener('change', () => changed(ctl, false));
+    input.addEventListener('change', () => changed(ctl));
     controls.set(ctl.key, ctl);
   }
 
@@ -257,12 +257,10 @@
   function setsOf(m) { return [...m].map(([k, v]) => k + '=' + v); }
   function query(sets) { return sets.map((s) => 'set=' + encodeURIComponent(s)).join('&'); }
 
-  let debounce = 0;
-  function changed(ctl, sliding) {
-    const t0 = performance.now();
-    const next = overridesWith(ctl);
-    clearTimeout(debounce);
-    debounce = setTimeout(() => run(next, ctl, t0), sliding ? 15 : 0);
+  // changed runs the overrides a control's change makes. While a slider
+  // moves, each step aborts the run of the step before.
+  function changed(ctl) {
+    run(overridesWith(ctl), ctl, performance.now());
   }
 
   function status(text, busy) {
@@ -334,6 +332,7 @@
         history.replaceState(null, '', msg.sets.length ? '?' + query(msg.sets) : location.pathname);
         if (current) previous = current;
         current = msg;
+        $('progress').hidden = true;
         showResult(msg);
         timing.drawn = performance.now();
         requestAnimationFrame(() => {
@@ -448,6 +447,37 @@
     return out;
   }
 
+  // sparse reports whether a column has values with gaps on both sides,
+  // which a line cannot show: then the points are drawn.
+  function sparse(col) {
+    for (let i = 0; i < col.length; i++) {
+      if (col[i] != null && (i === 0 || col[i - 1] == null) && (i === col.length - 1 || col[i + 1] == null)) return true;
+    }
+    return false;
+  }
+
+  // eventMarks draws the run's runtime events (resizes, shutdowns) as
+  // labelled vertical lines.
+  function eventMarks(events) {
+    return { hooks: { draw: [(u) => {
+      const c = u.ctx;
+      c.save();
+      c.strokeStyle = '#5a5a5a';
+      c.fillStyle = '#5a5a5a';
+      c.setLineDash([3, 3]);
+      c.font = Math.round(11 * devicePixelRatio) + 'px sans-serif';
+      for (const e of events || []) {
+        const x = Math.round(u.valToPos(e.at_s, 'x', true));
+        c.beginPath();
+        c.moveTo(x, u.bbox.top);
+        c.lineTo(x, u.bbox.top + u.bbox.height);
+        c.stroke();
+        c.fillText(e.label, x + 4, u.bbox.top + 12 * devicePixelRatio);
+      }
+      c.restore();
+    }] } };
+  }
+
   function draw() {
     for (const u of charts) u.destroy();
     charts = [];
@@ -459,6 +489,7 @@
     const xAxis = { values: (u, vals) => vals.map((v) => timeTick(v, span)), label: 'time', incrs: TIME_INCRS };
     const line = (label, color, extra) => Object.assign({ label: label, stroke: color, width: 1.5, spanGaps: false, points: { show: false } }, extra || {});
     const faint = (label) => line(label, COLORS.prev, { width: 2, dash: [6, 4] });
+    const marks = eventMarks(current.events);
 
     // Threads by state: the layers drawn as cumulative areas, each
     // opaque over the one above it; the legend shows each layer's own count.
@@ -477,11 +508,11 @@
     const data = [t, layer3, layer2, busy];
     if (tl.core) { series.push(line('core', COLORS.core, { dash: [4, 4] })); data.push(tl.core); }
     const maxV = tl.max ? Math.max(...tl.max) : 0;
-    if (tl.max && maxV <= 1.5 * top) { series.push(line('max', COLORS.max, { dash: [10, 3, 2, 3] })); data.push(tl.max); top = Math.max(top, maxV); }
+    if (tl.max && maxV <= 2 * top) { series.push(line('max', COLORS.max, { dash: [10, 3, 2, 3] })); data.push(tl.max); top = Math.max(top, maxV); }
     if (p1) { series.push(faint('previous run: pool size')); data.push(p1); }
-    const threadsTitle = tl.max && maxV > 1.5 * top ? ' (max ' + (maxV >= 2147483647 ? 'unbounded' : maxV) + ' is off the scale)' : '';
+    const threadsTitle = tl.max && maxV > 2 * top ? ' (max ' + (maxV >= 2147483647 ? 'unbounded' : maxV) + ' is off the scale)' : '';
     charts.push(new uPlot({
-      title: 'Threads by state' + threadsTitle, width: width, height: 300, series: series,
+      title: 'Threads by state' + threadsTitle, width: width, height: 300, series: series, plugins: [marks],
       scales: { x: { time: false }, y: { range: [0, top * 1.05] } },
       axes: [xAxis, { label: 'threads' }],
     }, data, $('chart-threads')));
@@ -495,7 +526,7 @@
     if (pr) { qs.push(Object.assign(faint('previous run: rejected'), { scale: 'rej' })); qd.push(pr); }
     const rejTop = Math.max(1, ...tl.rejected, ...(pr || []).filter((v) => v != null));
     charts.push(new uPlot({
-      title: 'Queue and rejections', width: width, height: 240, series: qs,
+      title: 'Queue and rejections', width: width, height: 240, series: qs, plugins: [marks],
       scales: { x: { time: false }, y: { range: (u, mn, mx) => [0, Math.max(1, mx) * 1.05] }, rej: { range: [0, rejTop * 1.05] } },
       axes: [xAxis, { label: 'queued tasks' }, { scale: 'rej', side: 1, label: 'rejected', grid: { show: false } }],
     }, qd, $('chart-queue')));
@@ -506,12 +537,12 @@
     const wd = [t];
     const wv = (u, v) => (v == null ? '–' : seconds(v));
     for (const [col, label, color] of [['wait_p50_s', 'wait p50', COLORS.p50], ['wait_p99_s', 'wait p99', COLORS.p99], ['wait_max_s', 'wait max', COLORS.wmax]]) {
-      if (tl[col]) { ws.push(line(label, color, { value: wv })); wd.push(tl[col]); }
+      if (tl[col]) { ws.push(line(label, color, { value: wv, points: { show: sparse(tl[col]), size: 5 } })); wd.push(tl[col]); }
     }
     const pw = prevCol('wait_p99_s');
     if (pw) { ws.push(Object.assign(faint('previous run: wait p99'), { value: wv })); wd.push(pw); }
     charts.push(new uPlot({
-      title: 'Wait per sample interval', width: width, height: 240, series: ws,
+      title: 'Wait per sample interval', width: width, height: 240, series: ws, plugins: [marks],
       scales: { x: { time: false }, y: { range: (u, mn, mx) => [0, Math.max(mx || 0, 1e-3) * 1.05] } },
       axes: [xAxis, secsAxis],
     }, wd, $('chart-wait')));
