@@ -183,27 +183,26 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestRunCancelled: a request the page aborts stops its simulation: the
-// next one gets the only slot at once.
+// TestRunCancelled: a long run reports its progress, and a request the
+// page aborts stops its simulation: the next one gets the only slot at
+// once.
 func TestRunCancelled(t *testing.T) {
 	long := strings.NewReplacer("duration: 2m", "duration: 20h", "rate: 3/s", "rate: 300/s").Replace(small) // about 20 million tasks
 	ts := newServer(t, long, serve.Options{Parallel: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", runURL(ts), nil)
-	errc := make(chan error, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-		errc <- err
-	}()
-	time.Sleep(300 * time.Millisecond)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, `{"type":"progress","done":`) {
+		t.Errorf("a long run's first message %q (%v), want its progress", line, err)
+	}
 	cancel()
-	<-errc
+	resp.Body.Close()
 	start := time.Now()
-	resp, err := http.Get(ts.URL + "/api/scenario.yaml") // no slot needed
+	resp, err = http.Get(ts.URL + "/api/scenario.yaml") // no slot needed
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("download: %v %v", resp, err)
 	}
