@@ -423,35 +423,44 @@ func TestBrowserRedrawTimes(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "scenarios", "examples", "*.yaml"))
 	var rows []string
 	for _, f := range files {
-		url := startServe(t, f)
-		ctx, w := browse(t, url)
-		first := waitRedraw(t, ctx, 1)
-		slider, key := "pool-keepAlive", kb.ArrowLeft
-		switch {
-		case js[bool](t, ctx, `document.getElementById('c-pool-keepAlive-range').disabled`):
-			// The constructor fixes keepAlive (R86, R88): the first slider that moves.
-			slider, key = strings.TrimSuffix(strings.TrimPrefix(js[string](t, ctx, `document.querySelector('#controls input[type=range]:not(:disabled)').id`), "c-"), "-range"), kb.ArrowRight
-		case js[string](t, ctx, `document.getElementById('c-pool-keepAlive-range').value`) == "0":
-			key = kb.ArrowRight // keepAlive 0 (a fixed pool): lengthen it instead
-		}
-		step(t, ctx, slider, key, 1)
-		row := fmt.Sprintf("%-32s first load %5.0f ms", filepath.Base(f), first.MS)
-		r, err := chromedp.Run(ctx, chromedp.Poll[redraw](fmt.Sprintf(`(window.poolsimRedraw.n > %d && window.poolsimRedraw) || (document.querySelector('.control.invalid') && {n: -1})`, first.N),
-			chromedp.WithPollingTimeout(20*time.Second)))
-		switch {
-		case err != nil:
-			row += fmt.Sprintf("; keepAlive step: %v", err)
-		case r.N < 0:
-			row += "; " + slider + " step refused: " + js[string](t, ctx, `document.querySelector('.control.invalid .error').textContent`)
-		default:
-			row += fmt.Sprintf("; %s step (%s): change to redraw %4.0f ms = debounce %2.0f + answer %4.0f (simulation %4.0f) + draw %3.0f + paint %3.0f",
-				slider, strings.Join(r.Sets, " "), r.MS, r.WaitMS, r.AnswerMS, r.SimMS, r.DrawMS, r.PaintMS)
-		}
-		rows = append(rows, row)
-		if os.Getenv("POOLSIM_SCREENSHOTS") != "" {
-			screenshot(t, ctx, "serve-"+strings.TrimSuffix(filepath.Base(f), ".yaml")+".png")
-		}
-		w.check(t)
+		// A subtest each, so that each server and browser stop before the
+		// next scenario is timed.
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			url := startServe(t, f)
+			ctx, w := browse(t, url)
+			first := waitRedraw(t, ctx, 1)
+			// Time the change on a page at rest: the first load's
+			// explanation and what-ifs done.
+			if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.getElementById('status').classList.contains('busy')`, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+				t.Fatalf("the first load's explanation never ended: %v", err)
+			}
+			slider, key := "pool-keepAlive", kb.ArrowLeft
+			switch {
+			case js[bool](t, ctx, `document.getElementById('c-pool-keepAlive-range').disabled`):
+				// The constructor fixes keepAlive (R86, R88): the first slider that moves.
+				slider, key = strings.TrimSuffix(strings.TrimPrefix(js[string](t, ctx, `document.querySelector('#controls input[type=range]:not(:disabled)').id`), "c-"), "-range"), kb.ArrowRight
+			case js[string](t, ctx, `document.getElementById('c-pool-keepAlive-range').value`) == "0":
+				key = kb.ArrowRight // keepAlive 0 (a fixed pool): lengthen it instead
+			}
+			step(t, ctx, slider, key, 1)
+			row := fmt.Sprintf("%-30s first load %5.0f ms", filepath.Base(f), first.MS)
+			r, err := chromedp.Run(ctx, chromedp.Poll[redraw](fmt.Sprintf(`(window.poolsimRedraw.n > %d && window.poolsimRedraw) || (document.querySelector('.control.invalid') && {n: -1})`, first.N),
+				chromedp.WithPollingTimeout(20*time.Second)))
+			switch {
+			case err != nil:
+				row += fmt.Sprintf("; %s step: %v", slider, err)
+			case r.N < 0:
+				row += "; " + slider + " step refused: " + js[string](t, ctx, `document.querySelector('.control.invalid .error').textContent`)
+			default:
+				row += fmt.Sprintf("; %s step (%s): change to redraw %4.0f ms = answer %4.0f (simulation %4.0f) + draw %3.0f + paint %3.0f",
+					slider, strings.Join(r.Sets, " "), r.MS, r.WaitMS+r.AnswerMS, r.SimMS, r.DrawMS, r.PaintMS)
+			}
+			rows = append(rows, row)
+			if os.Getenv("POOLSIM_SCREENSHOTS") != "" {
+				screenshot(t, ctx, "serve-"+strings.TrimSuffix(filepath.Base(f), ".yaml")+".png")
+			}
+			w.check(t)
+		})
 	}
 	t.Logf("change to redraw in headless Chromium:\n%s", strings.Join(rows, "\n"))
 }
