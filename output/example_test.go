@@ -130,3 +130,22 @@ func ExampleWriteText() {
 	//   response  mean 5ms  p99 5ms  max 5ms
 	//   wrote     OUT/{timeline.csv,summary.json,perf.json,snapshots.txt}
 }
+
+func ExampleAnswer() {
+	sc, res, dir, _ := runSmall()
+	defer os.RemoveAll(dir)
+	a := output.Answer(sc, res)
+	fmt.Printf("(%s) %s\n", a.Tone, a.Verdict)
+	for _, f := range a.Figures {
+		fmt.Printf("%s: %s (%s)\n", f.Label, f.Value, f.Note)
+	}
+	// Output:
+	// (warn) Mostly idle: the pool holds 10 workers for 0.01 busy on average, 9.99 of them TIMED_WAITING above core (2); a worker leaves only after keepAlive (5 s) without a task.
+	// pool size: 10 (after the warmup (30 s); core 2, max 40)
+	// busy: 0.01 (RUNNABLE, on average)
+	// idle TIMED_WAITING: 9.99 (in poll(keepAlive): may time out)
+	// idle WAITING: 0 (in take(): never time out)
+	// p99 wait: 0 (max 0)
+	// rejected: 0 (of 4,207 submitted)
+	// threads created: 39 (29 exited; largest pool 39)
+}

@@ -29,12 +29,13 @@ type ReportFiles struct {
 	Charts []string
 }
 
-// ReportScenario runs sc and returns its section of a report — the
-// scenario's text, its summary (summary.json's keys in file order, built
-// from the run's sim.Summary), its timeline and runtime events for the
-// comparison charts, the `explain` text — and its charts (see Charts). An
-// explanation that fails is left out of the page, with the reason in its
-// place.
+// ReportScenario runs sc and returns its section of a report — its answer
+// (Answer: the verdict and the headline figures), the scenario's text, its
+// summary (summary.json's keys in file order, built from the run's
+// sim.Summary), its timeline and runtime events for the comparison charts,
+// the explanation's findings and what-ifs (and the `explain` text) — and
+// its charts (see Charts). An explanation that fails is left out of the
+// page, with the reason in its place.
 func ReportScenario(ctx context.Context, sc *scenarios.Scenario) (report.Scenario, []Chart, error) {
 	var csv bytes.Buffer
 	res, err := sim.Run(ctx, sc, sim.Options{Timeline: &csv})
@@ -53,21 +54,17 @@ func ReportScenario(ctx context.Context, sc *scenarios.Scenario) (report.Scenari
 	if err != nil {
 		return report.Scenario{}, nil, err
 	}
-	rs := report.Scenario{Name: sc.Name, YAML: sc.Listing(), Summary: rows, Timeline: tl, Events: runEvents(res), Explain: explainText(ctx, sc)}
+	rs := report.Scenario{Name: sc.Name, YAML: sc.Listing(), Summary: rows, Timeline: tl, Events: runEvents(res), Answer: Answer(sc, res)}
+	if e, err := explain.Explain(ctx, sc, explain.Options{}); err != nil {
+		rs.Explain = "(no explanation: " + err.Error() + ")"
+	} else {
+		rs.Explain = e.Text()
+		rs.Findings, rs.WhatIfs = Explanation(e)
+	}
 	for _, ch := range charts {
 		rs.Images = append(rs.Images, report.Image{PNG: ch.PNG, Caption: ch.Caption})
 	}
 	return rs, charts, nil
-}
-
-// explainText is sc's explanation as a report shows it: the text, or why
-// there is none.
-func explainText(ctx context.Context, sc *scenarios.Scenario) string {
-	e, err := explain.Explain(ctx, sc, explain.Options{})
-	if err != nil {
-		return "(no explanation: " + err.Error() + ")"
-	}
-	return e.Text()
 }
 
 // WriteReport runs each scenario (ReportScenario) and writes into dir,

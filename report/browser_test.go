@@ -14,24 +14,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/poolsim/poolsim/internal/browsertest"
 )
 
-// chromium returns the headless browser, skipping on a developer machine
-// without one and failing under CI=true, where it must be installed
-// (apt-get install -y chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not on PATH; CI must install it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed (apt-get install -y chromium); skipping the headless browser check")
-	return ""
-}
+// chromium returns the headless browser (see browsertest.Chromium).
+func chromium(t *testing.T) string { return browsertest.Chromium(t) }
 
 // probe is injected at the top of <head> of a copy of the page: a
 // Content-Security-Policy that forbids every fetch except data: images
@@ -97,13 +85,11 @@ func loadInChromium(t *testing.T, bin string, page []byte) probeResult {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	cmd := exec.CommandContext(ctx, bin, append(append([]string(nil), browsertest.Flags...),
 		"--user-data-dir="+filepath.Join(dir, "profile"),
 		"--enable-logging=stderr", "--v=0",
 		"--virtual-time-budget=10000", // let the load event and the probe run before the dump
-		"--dump-dom", "file://"+file)
+		"--dump-dom", "file://"+file)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) } // the whole browser
 	cmd.WaitDelay = 10 * time.Second

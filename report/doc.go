@@ -1,9 +1,14 @@
 // Package report writes poolsim's report.html: one self-contained page per
-// report holding, for each scenario, its summary table (summary.json's
-// keys in file order), its charts, the `explain` text and the exact
-// scenario YAML; with several scenarios, also a side-by-side summary table
-// and the comparison charts overlaid (drawn with package plots from the
-// scenarios' timelines).
+// report that leads with the answer. Each scenario's section opens with
+// its verdict and headline figures in human units (Answer), then its
+// charts, the explanation and the what-ifs, the full summary collapsed
+// (summary.json's keys in file order, with units, without the figures of
+// features the run did not use: SummaryRows), and the exact scenario YAML.
+// With several scenarios a comparison comes first: the verdicts, the
+// charts overlaid (drawn with package plots from the scenarios'
+// timelines), then the headline figures and the summaries side by side.
+// SectionParts gives poolsim serve the same answer, explanation and
+// summary markup.
 //
 // The page opens offline and references nothing outside itself: images are
 // embedded as data:image/png;base64 URLs, the CSS is inline, there is no

@@ -35,8 +35,15 @@ type Scenario struct {
 	// Summary is summary.json's key/value pairs in file order (see
 	// SummaryFromStruct, or SummaryFromJSON for a file already written).
 	Summary []KV
-	// Explain is the `poolsim explain` text; may be empty.
-	Explain string
+	// Answer opens the section: the verdict and the headline figures.
+	// Optional.
+	Answer *Answer
+	// Findings are the explanation's paragraphs and WhatIfs its
+	// re-simulated changes; when both are empty, Explain (the `poolsim
+	// explain` text) is shown as it is. All optional.
+	Findings []Finding
+	WhatIfs  *WhatIfs
+	Explain  string
 	// Images are the scenario's charts (PNG bytes and caption).
 	Images []Image
 	// Timeline, when set for two or more scenarios, lets Write overlay
@@ -93,25 +100,24 @@ type page struct {
 	Scenarios   []scenarioView
 	Compare     bool
 	Names       []string
+	Headlines   []compareRow // the headline figures side by side
 	Table       []compareRow
 	Comparisons []imageView
 }
 
 type scenarioView struct {
 	ID, Name, YAML, Explain string
-	Summary                 []kvView
+	Answer                  *Answer
+	Findings                []Finding
+	WhatIfs                 *WhatIfs
+	Summary                 []SummaryRow
+	Hidden                  int // summary entries of unused features, left out
 	Images                  []imageView
 }
 
-type kvView struct {
-	Key, Value string
-	Numeric    bool
-}
-
 type compareRow struct {
-	Key     string
-	Values  []string
-	Numeric bool
+	Key    string
+	Values []string
 }
 
 type imageView struct {
@@ -139,10 +145,8 @@ func build(r Report) (*page, error) {
 		}
 		seen[s.Name] = true
 		id := fmt.Sprintf("scenario-%d-%s", i+1, slug(s.Name))
-		sv := scenarioView{ID: id, Name: s.Name, YAML: s.YAML, Explain: strings.TrimRight(s.Explain, "\n")}
-		for _, kv := range s.Summary {
-			sv.Summary = append(sv.Summary, kvView{kv.Key, kv.Value, numeric(kv.Value)})
-		}
+		sv := view(s)
+		sv.ID = id
 		for j, im := range s.Images {
 			iv, err := embed(im, fmt.Sprintf("%s-chart-%d", id, j+1))
 			if err != nil {
@@ -156,6 +160,7 @@ func build(r Report) (*page, error) {
 	p.Compare = len(r.Scenarios) > 1
 	if p.Compare {
 		p.Table = compareTable(r.Scenarios)
+		p.Headlines = compareHeadlines(r.Scenarios)
 		charts, err := overlays(r)
 		if err != nil {
 			return nil, err
@@ -257,31 +262,82 @@ func allHave(runs []plots.Run, col string) bool {
 	return true
 }
 
-// compareTable lays the scenarios' summaries side by side: one row per key,
-// keys in order of first appearance, "—" where a scenario lacks the key.
+// view is a scenario's section, but for its id and images.
+func view(s Scenario) scenarioView {
+	sv := scenarioView{Name: s.Name, YAML: s.YAML, Answer: s.Answer, Findings: s.Findings, WhatIfs: s.WhatIfs}
+	if len(s.Findings) == 0 && s.WhatIfs == nil {
+		sv.Explain = strings.TrimRight(s.Explain, "\n")
+	}
+	sv.Summary, sv.Hidden = SummaryRows(s.Summary)
+	return sv
+}
+
+// compareTable lays the scenarios' summaries side by side in human units:
+// one row per key, keys in order of first appearance, "—" where a
+// scenario lacks the key or did not use its feature (see SummaryRows);
+// rows no scenario shows are left out.
 func compareTable(ss []Scenario) []compareRow {
 	var keys []string
 	idx := map[string]int{}
-	for _, s := range ss {
-		for _, kv := range s.Summary {
-			if _, ok := idx[kv.Key]; !ok {
-				idx[kv.Key] = len(keys)
-				keys = append(keys, kv.Key)
+	shown := make([]map[string]string, len(ss))
+	for j, s := range ss {
+		rows, _ := SummaryRows(s.Summary)
+		shown[j] = map[string]string{}
+		for _, r := range rows {
+			shown[j][r.Key] = r.Value
+			if _, ok := idx[r.Key]; !ok {
+				idx[r.Key] = len(keys)
+				keys = append(keys, r.Key)
 			}
 		}
 	}
-	rows := make([]compareRow, len(keys))
-	for i, k := range keys {
-		rows[i] = compareRow{Key: k, Values: make([]string, len(ss)), Numeric: true}
-		for j := range ss {
-			rows[i].Values[j] = "—"
+	return sideBySide(keys, ss, func(j int, key string) (string, bool) {
+		v, ok := shown[j][key]
+		return v, ok
+	})
+}
+
+// compareHeadlines lays the scenarios' headline figures side by side, by
+// label in order of first appearance.
+func compareHeadlines(ss []Scenario) []compareRow {
+	var labels []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if s.Answer == nil {
+			continue
+		}
+		for _, f := range s.Answer.Figures {
+			if !seen[f.Label] {
+				seen[f.Label] = true
+				labels = append(labels, f.Label)
+			}
 		}
 	}
-	for j, s := range ss {
-		for _, kv := range s.Summary {
-			r := &rows[idx[kv.Key]]
-			r.Values[j] = kv.Value
-			r.Numeric = r.Numeric && numeric(kv.Value)
+	return sideBySide(labels, ss, func(j int, label string) (string, bool) {
+		if ss[j].Answer == nil {
+			return "", false
+		}
+		for _, f := range ss[j].Answer.Figures {
+			if f.Label == label {
+				return f.Value, true
+			}
+		}
+		return "", false
+	})
+}
+
+// sideBySide makes one row per key with each scenario's value, "—" where
+// it has none.
+func sideBySide(keys []string, ss []Scenario, value func(j int, key string) (string, bool)) []compareRow {
+	rows := make([]compareRow, len(keys))
+	for i, k := range keys {
+		rows[i] = compareRow{Key: k, Values: make([]string, len(ss))}
+		for j := range ss {
+			v, ok := value(j, k)
+			if !ok {
+				v = "—"
+			}
+			rows[i].Values[j] = v
 		}
 	}
 	return rows
@@ -371,6 +427,44 @@ func jsonText(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return string(raw)
+	}
+	return b.String()
+}
+
+// Parts are the pieces of a scenario's section that do not depend on how
+// its charts are drawn, as HTML: poolsim serve shows them beside charts
+// of its own, so that the page and report.html say the same.
+type Parts struct {
+	// Answer is the verdict and the headline figures; Explanation the
+	// findings and the what-ifs (or the explain text); Summary the full
+	// summary, collapsed. Each is empty when the scenario has none.
+	Answer, Explanation, Summary template.HTML
+}
+
+// SectionParts renders s's answer, explanation and summary exactly as
+// Write renders them in s's section.
+func SectionParts(s Scenario) (Parts, error) {
+	sv := view(s)
+	var p Parts
+	for _, part := range []struct {
+		name string
+		dst  *template.HTML
+	}{{"answer", &p.Answer}, {"explanation", &p.Explanation}, {"summary", &p.Summary}} {
+		var b bytes.Buffer
+		if err := pageTmpl.ExecuteTemplate(&b, part.name, sv); err != nil {
+			return Parts{}, fmt.Errorf("report: render %s: %w", part.name, err)
+		}
+		// The template escaped every value it inserted.
+		*part.dst = template.HTML(strings.TrimSpace(b.String()))
+	}
+	return p, nil
+}
+
+// StyleSheet is the style of the parts SectionParts renders.
+func StyleSheet() string {
+	var b strings.Builder
+	if err := pageTmpl.ExecuteTemplate(&b, "css", nil); err != nil {
+		panic(err) // a constant template without data cannot fail
 	}
 	return b.String()
 }

@@ -140,6 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			diagnoseCommand(),
 			fitCommand(),
 			reportCommand(),
+			serveCommand(),
 			jstackCommand(),
 			presetsCommand(),
 			versionCommand(),
