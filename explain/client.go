@@ -11,9 +11,11 @@ import (
 // callers that had given up, and — when retries multiply the load — the
 // retry storm that can outlive its cause.
 
-// retryStorm reports whether the callers' retries multiplied the load:
+// RetryStorm reports whether the callers' retries multiplied the load:
 // at least 1.5 attempts per request, most of them retries after a timeout
 // or a rejection.
+func RetryStorm(c *sim.ClientSummary) bool { return retryStorm(c) }
+
 func retryStorm(c *sim.ClientSummary) bool {
 	return c != nil && c.Requests > 0 && float64(c.Amplification) >= 1.5 && c.Retries > c.Requests/3
 }

@@ -200,3 +200,30 @@ func (e *Explanation) resourceWhatIfs(add func(name, why string, sets ...string)
 		}
 	}
 }
+
+// Saturated returns the resource that limits the run — the one with the
+// most waiters, if it is in use more than 95 % of the time or has a waiter
+// on average — and a one-sentence verdict naming it with its figures; ok
+// is false when no resource limits the run.
+func Saturated(s sim.Summary) (r sim.ResourceSummary, verdict string, ok bool) {
+	for _, x := range s.Resources {
+		if float64(x.Utilization) > 0.95 || float64(x.WaitersMean) >= 1 {
+			if !ok || float64(x.WaitersMean) > float64(r.WaitersMean) {
+				r, ok = x, true
+			}
+		}
+	}
+	if !ok {
+		return r, "", false
+	}
+	_, many := unitWords(r)
+	verdict = fmt.Sprintf("Waits on %s: its %d %s are in use %s of the time", resourceDesc(r), r.Size, many, pct(nan0(float64(r.Utilization))))
+	if s.BlockedMean != nil && float64(s.BusyMean) > 0 {
+		verdict += fmt.Sprintf(", and %s of the %s busy threads wait for it (%s)", f1(float64(*s.BlockedMean)), f1(float64(s.BusyMean)), waitState(r))
+	}
+	verdict += fmt.Sprintf(", %s on average", dur(float64(r.WaitMean)))
+	if s.QueuedEnd > 0 {
+		verdict += fmt.Sprintf("; %d requests queue in front of the pool", s.QueuedEnd)
+	}
+	return r, verdict + ".", true
+}

@@ -46,6 +46,14 @@ func Answer(sc *scenarios.Scenario, res *sim.Result) *report.Answer {
 	fig("rejected", fmt.Sprint(s.Rejected), "rejected", report.Count(s.Rejected), rejNote)
 	fig("threads_created", fmt.Sprint(s.ThreadsCreated), "threads created", report.Count(s.ThreadsCreated),
 		fmt.Sprintf("%s exited; largest pool %s", report.Count(s.ThreadsExited), report.Count(int64(s.LargestPoolSize))))
+	if s.BlockedMean != nil {
+		fig("blocked_mean", stat(*s.BlockedMean), "blocked on resources", report.Number(float64(*s.BlockedMean)),
+			fmt.Sprintf("of the busy, on average; max %s", report.Count(int64(*s.BlockedMax))))
+	}
+	if cl := s.Client; cl != nil {
+		fig("client.goodput_per_s", stat(cl.Goodput), "goodput", report.Number(float64(cl.Goodput))+"/s",
+			fmt.Sprintf("answers in time; %s attempts per request", report.Number(float64(cl.Amplification))))
+	}
 	return a
 }
 
@@ -75,6 +83,17 @@ func verdict(sc *scenarios.Scenario, res *sim.Result) (string, string) {
 		return "The run stopped early: " + res.StopReason + ". The figures cover the run until then.", "bad"
 	case math.IsNaN(pool):
 		return "No steady state to judge: no timeline sample falls after the warmup; lengthen the duration or shorten the warmup.", "warn"
+	case explain.RetryStorm(s.Client):
+		cl := s.Client
+		return fmt.Sprintf("Retry storm: each request cost %s attempts and %s of %s requests failed; the callers' retries and abandoned tasks keep the pool overloaded (goodput %s/s).",
+			report.Number(float64(cl.Amplification)), report.Count(cl.Failed), report.Count(cl.Requests), report.Number(float64(cl.Goodput))), "bad"
+	case len(s.Resources) > 0 && saturated(s):
+		_, v, _ := explain.Saturated(s)
+		tone := "warn"
+		if s.QueuedEnd > 0 || (s.ResourceErrors != nil && *s.ResourceErrors > 0) {
+			tone = "bad"
+		}
+		return v, tone
 	case lambda > 0 && svc > 0 && runnable != model.Unbounded && lambda*svc > 0.98*float64(runnable) && s.QueuedEnd > 0:
 		return fmt.Sprintf("Overloaded: the traffic keeps λ·S = %s workers busy but the pool runs at most %d, so the queue grows (%s tasks at the end) and so do the waits (p99 %s).",
 			report.Number(lambda*svc), runnable, report.Count(s.QueuedEnd), report.Seconds(float64(s.WaitP99))), "bad"
@@ -98,6 +117,11 @@ func verdict(sc *scenarios.Scenario, res *sim.Result) (string, string) {
 	return fmt.Sprintf("Keeps up: %s workers, %s busy on average, %s, nothing rejected.", report.Number(pool), report.Number(busy), wait), "ok"
 }
 
+func saturated(s sim.Summary) bool {
+	_, _, ok := explain.Saturated(s)
+	return ok
+}
+
 // Explanation turns an explanation into a report's findings and what-ifs.
 func Explanation(e *explain.Explanation) ([]report.Finding, *report.WhatIfs) {
 	var fs []report.Finding
@@ -111,11 +135,28 @@ func Explanation(e *explain.Explanation) ([]report.Finding, *report.WhatIfs) {
 		Intro:   fmt.Sprintf("The same traffic (seed %d) re-simulated with one change each; steady-state means, and the worst per-interval p99 wait over the whole run.", e.Scenario.Seed),
 		Columns: []string{"pool", "idle TIMED_WAITING", "idle WAITING", "busy", "p99 wait", "peak p99 wait", "rejected", "threads created"},
 	}
-	w.Rows = append(w.Rows, report.WhatIfRow{Name: "as configured", Cells: whatIfCells(e.Base, e.Base, false)})
+	response, goodput := len(e.Scenario.Resources) > 0, !math.IsNaN(e.Base.Goodput)
+	if response {
+		w.Columns = append(w.Columns, "p99 response")
+	}
+	if goodput {
+		w.Columns = append(w.Columns, "goodput")
+	}
+	cells := func(m explain.Metrics, rel bool) []string {
+		c := whatIfCells(m, e.Base, rel)
+		if response {
+			c = append(c, report.Seconds(m.ResponseP99))
+		}
+		if goodput {
+			c = append(c, report.Number(m.Goodput)+"/s")
+		}
+		return c
+	}
+	w.Rows = append(w.Rows, report.WhatIfRow{Name: "as configured", Cells: cells(e.Base, false)})
 	for _, wi := range e.WhatIfs {
 		row := report.WhatIfRow{Name: wi.Name, Why: wi.Why, Sets: wi.Sets, Error: wi.Error}
 		if wi.Error == "" {
-			row.Cells = whatIfCells(wi.Alt, e.Base, true)
+			row.Cells = cells(wi.Alt, true)
 		}
 		w.Rows = append(w.Rows, row)
 	}
