@@ -145,19 +145,44 @@ type HikariPool struct {
 	Opened, Closed, TimedOut int64
 }
 
-// NewHikariPool starts a pool at now (R157): one connection opened at once
-// (initializationFailTimeout's check), the house-keeper's first run 100 ms
-// later, which fills the pool up to minimumIdle.
+// NewHikariPool starts a pool at now (R157): the constructor's
+// checkFailFast opens one connection (initializationFailTimeout's check) —
+// kept when minimumIdle > 0, closed again at once when it is 0, so that
+// such a pool starts empty — and the house-keeper's first run 100 ms later
+// fills the pool up to minimumIdle. The real constructor returns once that
+// connection is open; the model's pool starts ready at now, the
+// connection's connect time unused.
 func NewHikariPool(now time.Duration, name string, cfg HikariConfig, obs Observer) *HikariPool {
 	if obs == nil {
 		obs = nopObserver{}
 	}
 	p := &HikariPool{resourceBase: resourceBase{name: name, obs: obs, now: now}, cfg: cfg,
 		threads: map[Thread][]*hikariConn{}, waitConn: map[Borrower]bool{}}
-	p.open(p.draw())
+	d := p.draw()
+	if cfg.MinimumIdle > 0 {
+		p.open(d)
+	} else {
+		// "initialization check complete and minimumIdle is zero": opened
+		// and closed, never in the bag.
+		p.nextID++
+		p.Opened++
+		p.report(ConnectionOpened, ResourceEvent{Unit: p.nextID})
+		p.Closed++
+		p.report(ConnectionClosed, ResourceEvent{Unit: p.nextID})
+	}
 	p.timer(now+100*time.Millisecond, hikariHousekeeper)
 	return p
 }
+
+// SetIdleTimeout is HikariConfigMXBean.setIdleTimeout: a change at run
+// time, which validateNumerics never sees (R150); the house-keeper reads it
+// at its next run (R155).
+func (p *HikariPool) SetIdleTimeout(d time.Duration) { p.cfg.IdleTimeout = d }
+
+// SetMaxLifetime is HikariConfigMXBean.setMaxLifetime, unvalidated: it
+// applies to the connections opened afterwards, whose lifetime timer
+// createPoolEntry arms (R156); open ones keep theirs.
+func (p *HikariPool) SetMaxLifetime(d time.Duration) { p.cfg.MaxLifetime = d }
 
 // Config returns the pool's configuration.
 func (p *HikariPool) Config() HikariConfig { return p.cfg }
