@@ -329,12 +329,19 @@ func (a agreement) String() string {
 // differs.
 func realRuns(t *testing.T, r Runner, s Script, m *Simulation) []*Result {
 	t.Helper()
+	return keepTimely(t, func() *Result { return runValid(t, r, s) }, func(res *Result) []timing { return timelyProblems(s, m, res) })
+}
+
+// keepTimely is realRuns for any script: run gives one run that kept its own schedule
+// (runValid), problems lists its real times outside their simulated bounds.
+func keepTimely(t *testing.T, run func() *Result, problems func(*Result) []timing) []*Result {
+	t.Helper()
 	rs := make([]*Result, 0, compareRuns)
 	var rejectedRuns []*Result
 	var common map[string]bool
 	for len(rs) < compareRuns {
-		res := runValid(t, r, s)
-		bad := timelyProblems(s, m, res)
+		res := run()
+		bad := problems(res)
 		if len(bad) == 0 {
 			rs = append(rs, res)
 			continue

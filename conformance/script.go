@@ -290,16 +290,21 @@ func (s Script) String() string {
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
-	if s.Samples.EveryMs > 0 {
-		fmt.Fprintf(&b, "sample every=%d from=%d until=%d\n", s.Samples.EveryMs, s.Samples.FromMs, s.Samples.UntilMs)
-	}
-	if len(s.Samples.AtMs) > 0 {
-		at := make([]string, len(s.Samples.AtMs))
-		for i, t := range s.Samples.AtMs {
-			at[i] = strconv.FormatInt(t, 10)
-		}
-		fmt.Fprintf(&b, "sample at=%s\n", strings.Join(at, ","))
-	}
+	writeSamples(&b, s.Samples)
 	fmt.Fprintf(&b, "end at=%d\n", s.EndMs)
 	return b.String()
+}
+
+// writeSamples writes the sample directives.
+func writeSamples(b *strings.Builder, s Samples) {
+	if s.EveryMs > 0 {
+		fmt.Fprintf(b, "sample every=%d from=%d until=%d\n", s.EveryMs, s.FromMs, s.UntilMs)
+	}
+	if len(s.AtMs) > 0 {
+		at := make([]string, len(s.AtMs))
+		for i, t := range s.AtMs {
+			at[i] = strconv.FormatInt(t, 10)
+		}
+		fmt.Fprintf(b, "sample at=%s\n", strings.Join(at, ","))
+	}
 }
