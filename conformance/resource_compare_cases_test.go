@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -259,6 +260,46 @@ func TestHikariAndSemaphoreScriptsAreWellSpaced(t *testing.T) {
 			c.expect(t, m)
 			if t.Failed() {
 				t.Logf("%s", resourceTimeline(m))
+			}
+		})
+	}
+}
+
+// TestHikariConfigMatchesValidateNumerics holds HikariConfig.Normalize to the real
+// HikariConfig's setters and validateNumerics (R150): each row builds the real pool (no
+// borrows) and compares the numbers it runs with.
+func TestHikariConfigMatchesValidateNumerics(t *testing.T) {
+	Require(t)
+	cfg := func(max, minIdle int, connTimeout, idle, life int64) Resource {
+		return Resource{Kind: ResourceHikari, MaximumPoolSize: max, MinimumIdle: minIdle, ConnectionTimeoutMs: connTimeout,
+			IdleTimeoutMs: idle, MaxLifetimeMs: life, HousekeepingMs: 30000}
+	}
+	rows := []struct {
+		name string
+		r    Resource
+	}{
+		// Both sizes unset: a fixed pool of 10.
+		{"defaults", cfg(Unset, Unset, 30000, 600000, 1800000)},
+		// 2.7.9: an unset maximum follows minimumIdle; setConnectionTimeout(0) means
+		// Integer.MAX_VALUE; maxLifetime < 30 s → 30 min; idleTimeout < 10 s → 10 min.
+		{"floors", cfg(Unset, 2, 0, 5000, 10000)},
+		// idleTimeout + 1 s > maxLifetime: idle retirement disabled.
+		{"idle near maxLifetime", cfg(5, Unset, 30000, 29500, 30000)},
+		// minimumIdle above the maximum: the maximum; 0 stays 0 for both timeouts.
+		{"minimumIdle above max", cfg(4, 10, 250, 0, 0)},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			s := ResourceScript{Resource: row.r, EndMs: 1}
+			m := simulateResource(t, s)
+			res, err := RunResource(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range m.Result.Config {
+				if got := res.Config[k]; got != v {
+					t.Errorf("%s: real %d, model (HikariConfig.Normalize) %d", k, got, v)
+				}
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -57,8 +58,10 @@ type HikariConfig struct {
 var HikariDefaults = HikariConfig{MaximumPoolSize: 10, MinimumIdle: -1, ConnectionTimeout: 30 * time.Second,
 	IdleTimeout: 10 * time.Minute, MaxLifetime: 30 * time.Minute, HousekeepingPeriod: 30 * time.Second}
 
-// Normalize applies HikariConfig.validateNumerics (R150) and returns the
-// numbers the pool runs with, with a note per value it changed.
+// Normalize applies what HikariConfig's setters and validateNumerics do
+// to the numbers (R150) — setConnectionTimeout(0) is Integer.MAX_VALUE ms —
+// and returns the numbers the pool runs with, with a note per value it
+// changed.
 func (c HikariConfig) Normalize() (HikariConfig, []string) {
 	var notes []string
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
@@ -76,8 +79,15 @@ func (c HikariConfig) Normalize() (HikariConfig, []string) {
 		}
 		c.MinimumIdle = c.MaximumPoolSize
 	}
-	if c.ConnectionTimeout < 250*time.Millisecond {
-		note("connectionTimeout %v < 250ms: 30s (R150)", c.ConnectionTimeout)
+	switch {
+	case c.ConnectionTimeout == 0:
+		// setConnectionTimeout(0) means no timeout: Integer.MAX_VALUE ms (2.7.9 and 6.x).
+		note("connectionTimeout 0: Integer.MAX_VALUE ms, about 24.9 days (R150)")
+		c.ConnectionTimeout = math.MaxInt32 * time.Millisecond
+	case c.ConnectionTimeout < 250*time.Millisecond:
+		// setConnectionTimeout refuses it (IllegalArgumentException); validateNumerics,
+		// which a value set otherwise meets, makes it 30 s.
+		note("connectionTimeout %v < 250ms: setConnectionTimeout refuses it; validateNumerics makes it 30s (R150)", c.ConnectionTimeout)
 		c.ConnectionTimeout = 30 * time.Second
 	}
 	if c.MaxLifetime != 0 && c.MaxLifetime < 30*time.Second {
