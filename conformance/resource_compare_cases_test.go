@@ -136,6 +136,52 @@ func hikariCases() []resourceCase {
 			},
 		},
 		{
+			// R158: a connection slower to open than connectionTimeout: the waiter that
+			// asked for it times out first (R151), but the creation goes on and the
+			// connection, once open, serves the next borrower. R157 (2.7.9): the adder's
+			// next creator, queued by that borrower's miss, runs as soon as the adder has
+			// handed #3 over — before the woken borrower has left the waiters count — and
+			// opens #4 for nobody (model: HikariPool's staleWaiter).
+			name: "hikari adder slower than connectionTimeout: the waiter times out, its connection still opens (R151, R157)",
+			script: ResourceScript{
+				Resource: func() Resource { r := hikari(4, 0, 400); r.ConnectionTimeoutMs = 500; return r }(),
+				Borrows: []Borrow{
+					borrow(1, 200, "a", 500), // #2 at 600, before its deadline (700)
+					borrow(2, 300, "b", 0),   // #3 opens at 1000: b has given up at 800
+					borrow(3, 900, "c", 200), // #3 at 1000
+				},
+				EndMs: 1600,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantGot(t, m, 1, 2, 600, "one connect time after the miss")
+				wantFailed(t, m, 2, 800, "connectionTimeout passes while the adder is busy")
+				wantConn(t, m, 3, 1000, math.NaN(), "the creation for b is not cancelled")
+				wantGot(t, m, 3, 3, 1000, "the connection b asked for")
+				wantConn(t, m, 4, 1400, math.NaN(), "c's queued creator still counts c as waiting")
+			},
+		},
+		{
+			// R151, R153, R156 (2.7.9): a connection evicted while in use is handed at its
+			// return to the longest waiter, who closes it and borrows again — at the back
+			// of the queue, so the next waiter gets the replacement.
+			name: "hikari evicted connection handed to a waiter: closed, the waiter queues again (R151, R156)",
+			script: ResourceScript{
+				Resource: hikari(1, 0, 100),
+				Sets:     []Set{{AtMs: 0, Changes: []Change{SetMaxLifetimeMs(1000)}}},
+				Borrows: []Borrow{
+					borrow(1, 200, "a", 1100), // #2 at 300; its lifetime ends at 1300, in use
+					borrow(2, 400, "b", 100),  // waits; gets the evicted #2 at 1400, closes it, waits again
+					borrow(3, 500, "c", 200),  // #3 at 1500: c is now ahead of b
+				},
+				EndMs: 2000,
+			},
+			expect: func(t *testing.T, m *Simulation) {
+				wantConn(t, m, 2, 300, 1400, "closed by the waiter it was handed to")
+				wantGot(t, m, 3, 3, 1500, "the replacement goes to c, b having queued again")
+				wantGot(t, m, 2, 3, 1700, "b gets it at c's release")
+			},
+		},
+		{
 			// R155: every house-keeping period, idle connections past idleTimeout close,
 			// newest first, while more than minimumIdle are idle; R157: once a borrow leaves
 			// fewer than minimumIdle idle, the next run opens one. idleTimeout is set to 1 s

@@ -321,7 +321,7 @@ func resourceSpacingProblems(s ResourceScript, m *Simulation) []string {
 		if c.ConnectMs > 0 && !explained[c.ConnectMs] && !slices.ContainsFunc(m.Result.Connections, func(o Connection) bool { return o.ClosedMs == c.ConnectMs }) {
 			add(c.ConnectMs, "the house-keeper fills")
 		}
-		if !explained[c.ClosedMs] {
+		if c.ClosedMs > 0 && !explained[c.ClosedMs] { // 0: the constructor's, before t=0
 			add(c.ClosedMs, "the house-keeper or maxLifetime closes")
 		}
 	}

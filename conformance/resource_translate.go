@@ -84,7 +84,9 @@ func (d *resDriver) push(at time.Duration, phase int, arg uint64) {
 // Observe hears the model's events.
 func (d *resDriver) Observe(ev *model.Event) {
 	r := ev.Res
-	d.trans = append(d.trans, ev.At)
+	if ev.Kind != model.ResourceTimer { // a timer asked for changes nothing yet
+		d.trans = append(d.trans, ev.At)
+	}
 	switch ev.Kind {
 	case model.ResourceGranted:
 		i := int(r.Borrower) - 1
