@@ -350,3 +350,42 @@ func TestHikariConfigMatchesValidateNumerics(t *testing.T) {
 		})
 	}
 }
+
+// TestHikariAndSemaphoreScriptsRefused checks that the harness refuses bad resource scripts
+// before running them, naming the line and key, and accepts every comparison script.
+func TestHikariAndSemaphoreScriptsRefused(t *testing.T) {
+	Require(t)
+	const hk = "resource kind=hikari maximumPoolSize=2 minimumIdle=1\n"
+	const sem = "resource kind=semaphore permits=1\n"
+	checkRefused(t, []refusedScript{
+		// Borrows belong to resources, submissions to pools.
+		{"borrow in a pool script", "pool kind=jdk core=1 max=2\nborrow at=0 id=1 thread=a holdMs=5\nend at=10\n", 2, 1, "borrow", "only in a resource script"},
+		{"submit in a resource script", hk + "submit at=0 id=1 serviceMs=5\nend at=10\n", 2, 1, "submit", "not for a resource script"},
+		// One pool or resource.
+		{"resource twice", hk + sem + "end at=10\n", 2, 1, "resource", "given twice"},
+		// What HikariConfig's setters refuse (R150).
+		{"connectionTimeout below 250", "resource kind=hikari connectionTimeoutMs=100\nend at=10\n", 1, 22, "connectionTimeoutMs", "IllegalArgumentException"},
+		{"maximumPoolSize 0", "resource kind=hikari maximumPoolSize=0\nend at=10\n", 1, 22, "maximumPoolSize", "IllegalArgumentException"},
+		// A borrow names its thread.
+		{"no thread", hk + "borrow at=0 id=1 holdMs=5\nend at=10\n", 2, 1, "thread", "missing"},
+		{"bad thread name", hk + "borrow at=0 id=1 thread=a.b holdMs=5\nend at=10\n", 2, 18, "thread", "not a name"},
+		// getConnection() has no timeout of its own: connectionTimeout applies.
+		{"timeout on hikari", hk + "borrow at=0 id=1 thread=a holdMs=5 timeoutMs=5\nend at=10\n", 2, 36, "timeoutMs", "unknown key"},
+		// Only HikariConfigMXBean's setters.
+		{"set on a semaphore", sem + "set at=0 idleTimeoutMs=5\nend at=10\n", 2, 1, "set", "no setters"},
+		{"set a size", hk + "set at=0 maximumPoolSize=3\nend at=10\n", 2, 10, "maximumPoolSize", "unknown key"},
+	})
+	var texts []string
+	for _, c := range append(hikariCases(), semaphoreCases()...) {
+		texts = append(texts, withResourceSamples(c.script).String())
+	}
+	errs, err := Runner{}.checkTexts(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range errs {
+		if e != nil {
+			t.Errorf("comparison script %d refused: %v", i+1, e)
+		}
+	}
+}
