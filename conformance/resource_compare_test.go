@@ -80,14 +80,7 @@ func resourceTimeline(m *Simulation) string {
 // resourceTimings holds a real run's times against the model's (see timings).
 func resourceTimings(m *Simulation, r *Result) []timing {
 	var out []timing
-	add := func(what string, real, sim float64) {
-		if math.IsNaN(real) || math.IsNaN(sim) {
-			return
-		}
-		d := timing{what: what, real: real, sim: sim, lo: sim - clockSlackMs, hi: sim + maxLatenessMs}
-		d.outOfBound = real < d.lo || real > d.hi
-		out = append(out, d)
-	}
+	add := func(what string, real, sim float64) { out = appendTiming(out, what, real, sim) }
 	for i, rb := range r.Borrows {
 		if i >= len(m.Result.Borrows) {
 			break
@@ -112,22 +105,10 @@ func resourceTimings(m *Simulation, r *Result) []timing {
 			add(fmt.Sprintf("connection %d closed", rc.Unit), rc.ClosedMs, sc.ClosedMs)
 		}
 	}
-	cost := r.TimingMs("max_sample_cost_ms")
-	if math.IsNaN(cost) {
-		cost = math.Inf(1)
-	}
 	for _, x := range r.ResourceSamples {
-		if m.QuietMs(x.TMs) < quietMarginMs {
-			continue
+		if m.QuietMs(x.TMs) >= quietMarginMs {
+			out = append(out, sampleTiming(m, r, x.TMs, x.LateMs))
 		}
-		next := math.Inf(1)
-		if i, _ := slices.BinarySearch(m.Transitions, msDur(x.TMs)); i < len(m.Transitions) {
-			next = durMs(m.Transitions[i])
-		}
-		d := timing{what: fmt.Sprintf("sample at %d ms", x.TMs), real: float64(x.TMs) + x.LateMs + cost, sim: float64(x.TMs),
-			lo: float64(x.TMs) - clockSlackMs, hi: next - clockSlackMs, sample: true}
-		d.outOfBound = d.real < d.lo || d.real > d.hi
-		out = append(out, d)
 	}
 	return out
 }

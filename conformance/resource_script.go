@@ -116,11 +116,7 @@ func (s ResourceScript) String() string {
 	}
 	var lines []line
 	for _, e := range s.Sets {
-		t := fmt.Sprintf("set at=%d", e.AtMs)
-		for _, c := range e.Changes {
-			t += fmt.Sprintf(" %s=%s", c.Key, c.Value)
-		}
-		lines = append(lines, line{e.AtMs, t})
+		lines = append(lines, line{e.AtMs, e.String()})
 	}
 	for _, u := range s.Borrows {
 		t := fmt.Sprintf("borrow at=%d id=%d thread=%s holdMs=%d", u.AtMs, u.ID, u.Thread, u.HoldMs)

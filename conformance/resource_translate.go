@@ -234,23 +234,11 @@ func SimulateResource(s ResourceScript) (*Simulation, error) {
 		b.Unfinished = !math.IsNaN(b.StartMs) && math.IsNaN(b.FailedMs) && math.IsNaN(b.ReleasedMs)
 	}
 	for _, e := range s.Sets {
-		d.out.Events = append(d.out.Events, Event{AtMs: e.AtMs, ActualMs: float64(e.AtMs), Kind: "set", Detail: changesDetail(e.Changes)})
+		d.out.Events = append(d.out.Events, Event{AtMs: e.AtMs, ActualMs: float64(e.AtMs), Kind: "set", Detail: changesText(e.Changes)})
 	}
 	d.out.Events = append(d.out.Events, Event{AtMs: s.EndMs, ActualMs: float64(s.EndMs), Kind: "end"})
 	slices.Sort(d.trans)
 	return &Simulation{Result: d.out, Transitions: slices.Compact(d.trans)}, nil
-}
-
-// changesDetail is a set event's detail as the harness prints it: key=value, space-separated.
-func changesDetail(cs []Change) string {
-	out := ""
-	for i, c := range cs {
-		if i > 0 {
-			out += " "
-		}
-		out += c.Key + "=" + c.Value
-	}
-	return out
 }
 
 // step runs one event.

@@ -160,6 +160,19 @@ type Set struct {
 	Changes []Change
 }
 
+// String is the set directive as the script writes it.
+func (e Set) String() string { return fmt.Sprintf("set at=%d %s", e.AtMs, changesText(e.Changes)) }
+
+// changesText is key=value for each change, space-separated, as a set line and the harness's
+// set events write them.
+func changesText(cs []Change) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Key + "=" + c.Value
+	}
+	return strings.Join(parts, " ")
+}
+
 // Shutdown calls shutdown() at AtMs (R27), or shutdownNow() (R28) when Now is set. Not for Jetty.
 type Shutdown struct {
 	AtMs int64
@@ -272,11 +285,7 @@ func (s Script) String() string {
 		lines = append(lines, line{c.AtMs, fmt.Sprintf("cancel at=%d id=%d", c.AtMs, c.ID)})
 	}
 	for _, e := range s.Sets {
-		t := fmt.Sprintf("set at=%d", e.AtMs)
-		for _, c := range e.Changes {
-			t += fmt.Sprintf(" %s=%s", c.Key, c.Value)
-		}
-		lines = append(lines, line{e.AtMs, t})
+		lines = append(lines, line{e.AtMs, e.String()})
 	}
 	for _, e := range s.Shutdowns {
 		name := "shutdown"

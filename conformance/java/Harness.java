@@ -216,14 +216,7 @@ public final class Harness {
                 sampleLoop(poolRef[0], rec, samples);
             }
         }, "harness-sampler");
-        for (Thread th : new Thread[] {submitter, controller, sampler}) {
-            th.setDaemon(true);
-            th.start();
-        }
-        Thread canary = new Thread(this::canaryLoop, "harness-canary");
-        canary.setDaemon(true);
-        canary.start();
-        Thread.sleep(5); // let them reach the latch
+        startDrivers(List.of(submitter, controller, sampler));
 
         t0 = System.nanoTime();
         Pools.Pool pool;
@@ -435,6 +428,21 @@ public final class Harness {
         } catch (InterruptedException x) {
             return false;
         }
+    }
+
+    /**
+     * Starts the threads that drive the run, as daemons, and the canary, and gives them time to
+     * reach the latch that releases them at t=0.
+     */
+    void startDrivers(List<Thread> drivers) throws InterruptedException {
+        for (Thread th : drivers) {
+            th.setDaemon(true);
+            th.start();
+        }
+        Thread canary = new Thread(this::canaryLoop, "harness-canary");
+        canary.setDaemon(true);
+        canary.start();
+        Thread.sleep(5); // let them reach the latch
     }
 
     private static final long CANARY_PERIOD = 5 * MS;

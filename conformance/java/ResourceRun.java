@@ -336,14 +336,7 @@ final class ResourceRun {
         List<Thread> drivers = new ArrayList<>(borrowers);
         drivers.add(controller);
         drivers.add(sampler);
-        for (Thread th : drivers) {
-            th.setDaemon(true);
-            th.start();
-        }
-        Thread canary = new Thread(h::canaryLoop, "harness-canary");
-        canary.setDaemon(true);
-        canary.start();
-        Thread.sleep(5); // let them reach the latch
+        h.startDrivers(drivers);
 
         Res res;
         long built0 = System.nanoTime();
