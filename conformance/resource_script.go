@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -110,28 +109,18 @@ func (s ResourceScript) String() string {
 		fmt.Fprintf(&b, "resource kind=%s maximumPoolSize=%d minimumIdle=%d connectionTimeoutMs=%d idleTimeoutMs=%d maxLifetimeMs=%d housekeepingMs=%d connectMs=%d\n",
 			r.Kind, r.MaximumPoolSize, r.MinimumIdle, r.ConnectionTimeoutMs, r.IdleTimeoutMs, r.MaxLifetimeMs, r.HousekeepingMs, r.ConnectMs)
 	}
-	type line struct {
-		at   int64
-		text string
-	}
-	var lines []line
+	var lines []timedLine
 	for _, e := range s.Sets {
-		lines = append(lines, line{e.AtMs, e.String()})
+		lines = append(lines, timedLine{e.AtMs, e.String()})
 	}
 	for _, u := range s.Borrows {
 		t := fmt.Sprintf("borrow at=%d id=%d thread=%s holdMs=%d", u.AtMs, u.ID, u.Thread, u.HoldMs)
 		if u.Timed {
 			t += fmt.Sprintf(" timeoutMs=%d", u.TimeoutMs)
 		}
-		lines = append(lines, line{u.AtMs, t})
+		lines = append(lines, timedLine{u.AtMs, t})
 	}
-	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at < lines[j].at })
-	for _, l := range lines {
-		b.WriteString(l.text)
-		b.WriteByte('\n')
-	}
-	writeSamples(&b, s.Samples)
-	fmt.Fprintf(&b, "end at=%d\n", s.EndMs)
+	writeTimed(&b, lines, s.Samples, s.EndMs)
 	return b.String()
 }
 

@@ -251,11 +251,7 @@ func (s Script) String() string {
 	}
 	b.WriteByte('\n')
 
-	type line struct {
-		at   int64
-		text string
-	}
-	var lines []line
+	var lines []timedLine
 	for _, u := range s.Submits {
 		t := fmt.Sprintf("submit at=%d id=%d serviceMs=%d", u.AtMs, u.ID, u.ServiceMs)
 		if u.Priority != 0 {
@@ -264,7 +260,7 @@ func (s Script) String() string {
 		if u.Fail {
 			t += " fail=true"
 		}
-		lines = append(lines, line{u.AtMs, t})
+		lines = append(lines, timedLine{u.AtMs, t})
 	}
 	for _, u := range s.Schedules {
 		t := fmt.Sprintf("schedule at=%d id=%d mode=%s delayMs=%d", u.AtMs, u.ID, u.Mode, u.DelayMs)
@@ -279,33 +275,39 @@ func (s Script) String() string {
 		if u.FailRun != 0 {
 			t += fmt.Sprintf(" failRun=%d", u.FailRun)
 		}
-		lines = append(lines, line{u.AtMs, t})
+		lines = append(lines, timedLine{u.AtMs, t})
 	}
 	for _, c := range s.Cancels {
-		lines = append(lines, line{c.AtMs, fmt.Sprintf("cancel at=%d id=%d", c.AtMs, c.ID)})
+		lines = append(lines, timedLine{c.AtMs, fmt.Sprintf("cancel at=%d id=%d", c.AtMs, c.ID)})
 	}
 	for _, e := range s.Sets {
-		lines = append(lines, line{e.AtMs, e.String()})
+		lines = append(lines, timedLine{e.AtMs, e.String()})
 	}
 	for _, e := range s.Shutdowns {
 		name := "shutdown"
 		if e.Now {
 			name = "shutdownNow"
 		}
-		lines = append(lines, line{e.AtMs, fmt.Sprintf("%s at=%d", name, e.AtMs)})
+		lines = append(lines, timedLine{e.AtMs, fmt.Sprintf("%s at=%d", name, e.AtMs)})
 	}
+	writeTimed(&b, lines, s.Samples, s.EndMs)
+	return b.String()
+}
+
+// timedLine is a timed directive as a script writes it.
+type timedLine struct {
+	at   int64
+	text string
+}
+
+// writeTimed writes a script's timed directives in time order (stable: lines with the same
+// time keep the order given), then its samples and its end.
+func writeTimed(b *strings.Builder, lines []timedLine, s Samples, endMs int64) {
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at < lines[j].at })
 	for _, l := range lines {
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
-	writeSamples(&b, s.Samples)
-	fmt.Fprintf(&b, "end at=%d\n", s.EndMs)
-	return b.String()
-}
-
-// writeSamples writes the sample directives.
-func writeSamples(b *strings.Builder, s Samples) {
 	if s.EveryMs > 0 {
 		fmt.Fprintf(b, "sample every=%d from=%d until=%d\n", s.EveryMs, s.FromMs, s.UntilMs)
 	}
@@ -316,4 +318,5 @@ func writeSamples(b *strings.Builder, s Samples) {
 		}
 		fmt.Fprintf(b, "sample at=%s\n", strings.Join(at, ","))
 	}
+	fmt.Fprintf(b, "end at=%d\n", endMs)
 }
