@@ -138,26 +138,25 @@ func hikariCases() []resourceCase {
 		{
 			// R158: a connection slower to open than connectionTimeout: the waiter that
 			// asked for it times out first (R151), but the creation goes on and the
-			// connection, once open, serves the next borrower. R157 (2.7.9): the adder's
-			// next creator, queued by that borrower's miss, runs as soon as the adder has
-			// handed #3 over — before the woken borrower has left the waiters count — and
-			// opens #4 for nobody (model: HikariPool's staleWaiter).
+			// connection, once open, serves the next borrower. (c borrows after #3 is
+			// open: had its miss queued a creator while the adder was busy, whether that
+			// creator, run right after the adder handed #3 to c, still counts c as waiting
+			// and opens #4 is a race with c's wake-up in 2.7.9: it did in 6 of 9 runs.)
 			name: "hikari adder slower than connectionTimeout: the waiter times out, its connection still opens (R151, R157)",
 			script: ResourceScript{
 				Resource: func() Resource { r := hikari(4, 0, 400); r.ConnectionTimeoutMs = 500; return r }(),
 				Borrows: []Borrow{
-					borrow(1, 200, "a", 500), // #2 at 600, before its deadline (700)
-					borrow(2, 300, "b", 0),   // #3 opens at 1000: b has given up at 800
-					borrow(3, 900, "c", 200), // #3 at 1000
+					borrow(1, 200, "a", 600),  // #2 at 600, before its deadline (700)
+					borrow(2, 300, "b", 0),    // #3 opens at 1000: b has given up at 800
+					borrow(3, 1100, "c", 200), // #3, idle since 1000
 				},
-				EndMs: 1600,
+				EndMs: 1500,
 			},
 			expect: func(t *testing.T, m *Simulation) {
 				wantGot(t, m, 1, 2, 600, "one connect time after the miss")
 				wantFailed(t, m, 2, 800, "connectionTimeout passes while the adder is busy")
 				wantConn(t, m, 3, 1000, math.NaN(), "the creation for b is not cancelled")
-				wantGot(t, m, 3, 3, 1000, "the connection b asked for")
-				wantConn(t, m, 4, 1400, math.NaN(), "c's queued creator still counts c as waiting")
+				wantGot(t, m, 3, 3, 1100, "the connection b asked for")
 			},
 		},
 		{
