@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # poolsim's test command (README, .ci/run). It installs what the tests need
-# when it is missing — a JDK, Tomcat's and Jetty's jars for the conformance
-# tests against the real pools, Chromium for the report page check — then
-# checks formatting, vets, and runs every test.
+# when it is missing — a JDK, Tomcat's, Jetty's, HikariCP's and SLF4J's jars
+# for the conformance tests against the real pools and resources, Chromium
+# for the report page check — then checks formatting, vets, and runs every
+# test.
 #
 #   ./test.sh            everything
 #   ./test.sh -short     skip the long statistical replications
@@ -18,6 +19,8 @@ command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v jstack >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 [ -f /usr/share/java/tomcat10-util.jar ] || need+=(libtomcat10-java)
 [ -f /usr/share/java/jetty9-util.jar ] || need+=(libjetty9-java)
+[ -f /usr/share/java/HikariCP.jar ] || need+=(libhikaricp-java)
+[ -f /usr/share/java/slf4j-api.jar ] && [ -f /usr/share/java/slf4j-nop.jar ] || need+=(libslf4j-java)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}" >&2

@@ -329,12 +329,19 @@ func (a agreement) String() string {
 // differs.
 func realRuns(t *testing.T, r Runner, s Script, m *Simulation) []*Result {
 	t.Helper()
+	return keepTimely(t, func() *Result { return runValid(t, r, s) }, func(res *Result) []timing { return timelyProblems(s, m, res) })
+}
+
+// keepTimely is realRuns for any script: run gives one run that kept its own schedule
+// (runValid), problems lists its real times outside their simulated bounds.
+func keepTimely(t *testing.T, run func() *Result, problems func(*Result) []timing) []*Result {
+	t.Helper()
 	rs := make([]*Result, 0, compareRuns)
 	var rejectedRuns []*Result
 	var common map[string]bool
 	for len(rs) < compareRuns {
-		res := runValid(t, r, s)
-		bad := timelyProblems(s, m, res)
+		res := run()
+		bad := problems(res)
 		if len(bad) == 0 {
 			rs = append(rs, res)
 			continue
@@ -393,14 +400,7 @@ func (d timing) String() string {
 func timings(s Script, m *Simulation, r *Result) []timing {
 	windows, _ := interruptWindows(s, m)
 	var out []timing
-	add := func(what string, real, sim float64) {
-		if math.IsNaN(real) || math.IsNaN(sim) {
-			return
-		}
-		d := timing{what: what, real: real, sim: sim, lo: sim - clockSlackMs, hi: sim + maxLatenessMs}
-		d.outOfBound = real < d.lo || real > d.hi
-		out = append(out, d)
-	}
+	add := func(what string, real, sim float64) { out = appendTiming(out, what, real, sim) }
 	for i, rt := range r.Tasks {
 		if i >= len(m.Result.Tasks) {
 			break
@@ -429,27 +429,41 @@ func timings(s Script, m *Simulation, r *Result) []timing {
 		}
 		add(fmt.Sprintf("worker %d exited", rw.Index), rw.ExitedMs, sw.ExitedMs)
 	}
-	// A compared sample must be over before the next simulated transition could happen:
-	// its lateness plus the run's longest sample (a thread dump) must leave it before then.
+	for _, x := range r.Samples {
+		if compared(windows, m, x.TMs) {
+			out = append(out, sampleTiming(m, r, x.TMs, x.LateMs))
+		}
+	}
+	return out
+}
+
+// appendTiming appends a real time held against its simulated counterpart, bounded to
+// [simulated − clockSlackMs, simulated + maxLatenessMs]; nothing if either did not happen.
+func appendTiming(out []timing, what string, real, sim float64) []timing {
+	if math.IsNaN(real) || math.IsNaN(sim) {
+		return out
+	}
+	d := timing{what: what, real: real, sim: sim, lo: sim - clockSlackMs, hi: sim + maxLatenessMs}
+	d.outOfBound = real < d.lo || real > d.hi
+	return append(out, d)
+}
+
+// sampleTiming holds a compared sample of run r at tMs, taken lateMs late: it must be over
+// before the next simulated transition could happen, its lateness plus the run's longest
+// sample (a thread dump, a few getters) leaving it before then.
+func sampleTiming(m *Simulation, r *Result, tMs int64, lateMs float64) timing {
 	cost := r.TimingMs("max_sample_cost_ms")
 	if math.IsNaN(cost) {
 		cost = math.Inf(1) // cannot tell: reject the run
 	}
-	for _, x := range r.Samples {
-		if !compared(windows, m, x.TMs) {
-			continue
-		}
-		next := math.Inf(1)
-		tt := time.Duration(x.TMs) * time.Millisecond
-		if i, _ := slices.BinarySearch(m.Transitions, tt); i < len(m.Transitions) {
-			next = float64(m.Transitions[i]) / float64(time.Millisecond)
-		}
-		d := timing{what: fmt.Sprintf("sample at %d ms", x.TMs), real: float64(x.TMs) + x.LateMs + cost, sim: float64(x.TMs),
-			lo: float64(x.TMs) - clockSlackMs, hi: next - clockSlackMs, sample: true}
-		d.outOfBound = d.real < d.lo || d.real > d.hi
-		out = append(out, d)
+	next := math.Inf(1)
+	if i, _ := slices.BinarySearch(m.Transitions, time.Duration(tMs)*time.Millisecond); i < len(m.Transitions) {
+		next = float64(m.Transitions[i]) / float64(time.Millisecond)
 	}
-	return out
+	d := timing{what: fmt.Sprintf("sample at %d ms", tMs), real: float64(tMs) + lateMs + cost, sim: float64(tMs),
+		lo: float64(tMs) - clockSlackMs, hi: next - clockSlackMs, sample: true}
+	d.outOfBound = d.real < d.lo || d.real > d.hi
+	return d
 }
 
 // compared reports whether the sample at tMs is compared: quietMarginMs away from every

@@ -1,7 +1,8 @@
 // Package conformance runs the real Java thread pools on scripted traces, the ground truth
 // that poolsim's simulator is compared against: the JDK's ThreadPoolExecutor and
 // ScheduledThreadPoolExecutor, Tomcat 10.1's ThreadPoolExecutor with its TaskQueue, and Jetty
-// 9.4's QueuedThreadPool.
+// 9.4's QueuedThreadPool; and the resources tasks hold (spec §14): HikariCP 2.7.9's connection
+// pool and the JDK's Semaphore, run as ResourceScripts against poolsim's model.
 //
 // A Script (one pool, timed submissions, setter calls, shutdowns, sample times) is rendered as
 // text by Script.String and fed to a small Java program, the harness (sources in java/,
@@ -61,6 +62,53 @@
 // max below core, R22; keepAliveMs 0 with allowCoreThreadTimeOut, R23/R24) is a script error,
 // found before the run starts.
 //
+// # Resource scripts
+//
+// A ResourceScript (ResourceScript.String, RunResource) starts with a resource directive
+// instead of pool; its timed directives are borrow and, for HikariCP, set:
+//
+//	resource kind=hikari maximumPoolSize=4 minimumIdle=1 connectionTimeoutMs=30000 idleTimeoutMs=600000 maxLifetimeMs=0 housekeepingMs=1000 connectMs=100
+//	resource kind=semaphore permits=2 fair=true
+//	set at=0 idleTimeoutMs=1000 maxLifetimeMs=2000   # HikariConfigMXBean, unvalidated
+//	borrow at=200 id=1 thread=a holdMs=300 [timeoutMs=500]
+//	sample every=20 from=10 until=2000
+//	end at=2000
+//
+// kind=hikari builds a HikariConfig with its setters (maximumPoolSize and minimumIdle -1: not
+// called; a key left out: HikariConfig's default) over the harness's test DataSource, whose
+// connections open in connectMs and are numbered in creation order, and starts new
+// HikariDataSource(config): validateNumerics applies R150, and the config lines report the
+// result. housekeepingMs is the system property com.zaxxer.hikari.housekeeping.periodMs
+// (R155). The house-keeping executor is the one HikariPool would build, given through
+// setScheduledExecutor so that the harness sees the house-keeper scheduled: that instant,
+// the end of the constructor, is t=0 (the constructor has opened, and with minimumIdle 0
+// closed, connection 1 before it). kind=semaphore is new Semaphore(permits, fair).
+//
+// Each borrow runs on the thread it names: one harness thread per name makes that thread's
+// borrows in file order, each when its at comes and the previous one is over (late, and its
+// start recorded, otherwise): getConnection() (waiting up to connectionTimeout, R151), or
+// acquire() — tryAcquire(timeoutMs, MILLISECONDS) with timeoutMs — then holds what it got
+// holdMs, then, for HikariCP, runs one statement (so that the connection's last access,
+// which the house-keeper's idleTimeout counts from, is the release: ProxyConnection's
+// lastAccess is set at the borrow and by statements, not by close) and closes it, or
+// releases the permit. Borrows with the same at start in file order; which of them the
+// resource serves first is still a race. set (HikariCP only) calls the HikariConfigMXBean
+// setters on the controller thread: idleTimeout is read at the house-keeper's next run,
+// maxLifetime by each connection opened afterwards, neither validated. Samples read
+// HikariPoolMXBean (total, active, idle, threads awaiting) or the Semaphore (permits, taken,
+// availablePermits, getQueueLength). At end the borrower threads are interrupted, and only
+// what happened by then is printed:
+//
+//	config,key,value                     # the resource as built (Result.Config)
+//	rsample,t_ms,total,active,idle,waiting,late_ms
+//	borrow,id,thread,start_ms,got_ms,unit,failed_ms,released_ms,note   # note: unfinished
+//	conn,unit,connect_ms,opened_ms,closed_ms                           # HikariCP
+//	event,at_ms,actual_ms,kind,detail    # set and end
+//	timing,key,value
+//	warning,text
+//
+// SimulateResource runs the same script on model.HikariPool or model.Semaphore.
+//
 // # How the harness runs a script
 //
 // One submitter thread makes the submissions in file order, each when its time comes
@@ -106,7 +154,8 @@
 // # Environment
 //
 // Available and Require check for java, javac (on PATH, or in $POOLSIM_JAVA_HOME, or
-// Runner.JavaHome) and Debian's libtomcat10-java and libjetty9-java jars (DefaultJars). Require
+// Runner.JavaHome) and the jars of Debian's libtomcat10-java, libjetty9-java,
+// libhikaricp-java and libslf4j-java (DefaultJars). Require
 // skips a test when they are missing, and fails it when CI=true. The harness is compiled with
 // --release 17, so it runs on JDK 17 and on later JDKs such as Temurin 25
 // (Runner{JavaHome: "/usr/lib/jvm/temurin-25-jdk-amd64"}).

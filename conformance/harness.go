@@ -27,11 +27,26 @@ import (
 var javaSources embed.FS
 
 // DefaultJars are the jars the harness compiles and runs against: Debian's libtomcat10-java
-// (Tomcat's util and its juli logging) and libjetty9-java (Jetty util).
+// (Tomcat's util and its juli logging), libjetty9-java (Jetty util), libhikaricp-java
+// (HikariCP 2.7.9) and libslf4j-java (the SLF4J API HikariCP logs through, and its no-op
+// binding, which keeps the pool's log lines out of the run).
 var DefaultJars = []string{
 	"/usr/share/java/tomcat10-util.jar",
 	"/usr/share/java/tomcat10-juli.jar",
 	"/usr/share/java/jetty9-util.jar",
+	"/usr/share/java/HikariCP.jar",
+	"/usr/share/java/slf4j-api.jar",
+	"/usr/share/java/slf4j-nop.jar",
+}
+
+// jarPackages names the Debian package that installs each of DefaultJars.
+var jarPackages = map[string]string{
+	"tomcat10-util.jar": "libtomcat10-java",
+	"tomcat10-juli.jar": "libtomcat10-java",
+	"jetty9-util.jar":   "libjetty9-java",
+	"HikariCP.jar":      "libhikaricp-java",
+	"slf4j-api.jar":     "libslf4j-java",
+	"slf4j-nop.jar":     "libslf4j-java",
 }
 
 // DefaultJVMFlags keep the JVM quiet while the pool runs: a single-threaded collector that
@@ -104,13 +119,18 @@ func (r Runner) Available() error {
 	}
 	for _, j := range r.jars() {
 		if _, err := os.Stat(j); err != nil {
-			return fmt.Errorf("conformance: missing jar %s (Debian packages libtomcat10-java and libjetty9-java): %w", j, err)
+			pkg := jarPackages[filepath.Base(j)]
+			if pkg == "" {
+				pkg = "libtomcat10-java, libjetty9-java, libhikaricp-java and libslf4j-java"
+			}
+			return fmt.Errorf("conformance: missing jar %s (Debian: %s): %w", j, pkg, err)
 		}
 	}
 	return nil
 }
 
-// Available returns nil if java, javac and the Tomcat and Jetty jars are installed, else why not.
+// Available returns nil if java, javac and the Tomcat, Jetty, HikariCP and SLF4J jars are
+// installed, else why not.
 func Available() error { return Runner{}.Available() }
 
 // Require skips the test with the reason when the harness cannot run — and fails it instead

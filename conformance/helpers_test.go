@@ -35,13 +35,20 @@ const runAttempts = 5
 // or fails it when CI=true.
 func runValid(t *testing.T, r Runner, s Script) *Result {
 	t.Helper()
+	return firstValid(t, s.EndMs, s.String(), func(ctx context.Context) (*Result, error) { return r.Run(ctx, s) })
+}
+
+// firstValid is runValid for any script, given as its end, its text (for messages) and how to
+// run it once.
+func firstValid(t *testing.T, endMs int64, text string, run func(context.Context) (*Result, error)) *Result {
+	t.Helper()
 	Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.EndMs)*time.Millisecond*runAttempts+2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(endMs)*time.Millisecond*runAttempts+2*time.Minute)
 	defer cancel()
 	for i := 1; i <= runAttempts; i++ {
-		res, err := r.Run(ctx, s)
+		res, err := run(ctx)
 		if err != nil {
-			t.Fatalf("run: %v\nscript:\n%s", err, s)
+			t.Fatalf("run: %v\nscript:\n%s", err, text)
 		}
 		if len(res.Warnings) > 0 {
 			t.Fatalf("harness warnings: %q\n%s", res.Warnings, res.Output)

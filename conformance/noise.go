@@ -180,3 +180,151 @@ func (n Noise) String() string {
 	fmt.Fprintf(&b, "  worker index differs between runs for %d task-runs\n", n.WorkerMismatches)
 	return b.String()
 }
+
+// resourceFields lists the resource sample columns that are compared and measured.
+var resourceFields = []struct {
+	name string
+	get  func(ResourceSample) int
+}{
+	{"total", func(s ResourceSample) int { return s.Total }},
+	{"active", func(s ResourceSample) int { return s.Active }},
+	{"idle", func(s ResourceSample) int { return s.Idle }},
+	{"waiting", func(s ResourceSample) int { return s.Waiting }},
+}
+
+// ResourceEnvelope is, at one sample time of a resource script, each column's smallest and
+// largest value across runs, in resourceFields order: total, active, idle, waiting.
+type ResourceEnvelope struct {
+	TMs      int64
+	Min, Max [4]int
+}
+
+// ResourceEnvelopes returns the envelope of the runs' resource samples at each sample time;
+// the runs must share their sample times.
+func ResourceEnvelopes(rs []*Result) ([]ResourceEnvelope, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("conformance: resource envelope: no runs")
+	}
+	first := rs[0].ResourceSamples
+	out := make([]ResourceEnvelope, len(first))
+	for i, r := range rs {
+		if len(r.ResourceSamples) != len(first) {
+			return nil, fmt.Errorf("conformance: resource envelope: run %d has %d samples, run 1 has %d", i+1, len(r.ResourceSamples), len(first))
+		}
+		for k, s := range r.ResourceSamples {
+			if s.TMs != first[k].TMs {
+				return nil, fmt.Errorf("conformance: resource envelope: run %d sample %d is at %d ms, run 1's at %d ms", i+1, k+1, s.TMs, first[k].TMs)
+			}
+			e := &out[k]
+			e.TMs = s.TMs
+			for f, fd := range resourceFields {
+				v := fd.get(s)
+				if i == 0 || v < e.Min[f] {
+					e.Min[f] = v
+				}
+				if i == 0 || v > e.Max[f] {
+					e.Max[f] = v
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// ResourceNoise summarises how much repeated runs of one resource script differ.
+type ResourceNoise struct {
+	Runs int
+	// Fields has one entry per resource sample column (total, active, idle, waiting).
+	Fields []FieldSpread
+	// BorrowRangeMs is the largest max−min, across runs, of one borrow's got or failed time,
+	// and BorrowID that borrow; only borrows that got or failed in every run count.
+	BorrowRangeMs float64
+	BorrowID      int
+	// ConnRangeMs is the largest max−min of one connection's open or close time, and
+	// ConnUnit that connection; only times seen in every run, after t=0, count.
+	ConnRangeMs float64
+	ConnUnit    int
+	// UnitMismatches counts borrows whose connection differs between runs.
+	UnitMismatches int
+	MaxLatenessMs  float64
+}
+
+// MeasureResourceNoise compares runs of the same resource script, which must have the same
+// sample times and borrows.
+func MeasureResourceNoise(rs []*Result) (ResourceNoise, error) {
+	n := ResourceNoise{Runs: len(rs)}
+	env, err := ResourceEnvelopes(rs)
+	if err != nil {
+		return n, fmt.Errorf("conformance: measure resource noise: %w", err)
+	}
+	for f, fd := range resourceFields {
+		fs := FieldSpread{Field: fd.name}
+		for _, e := range env {
+			if d := float64(e.Max[f] - e.Min[f]); d > fs.MaxRange {
+				fs.MaxRange, fs.AtMs = d, e.TMs
+			}
+		}
+		n.Fields = append(n.Fields, fs)
+	}
+	first := rs[0]
+	spread := func(get func(*Result) float64) float64 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range rs {
+			v := get(r)
+			if math.IsNaN(v) {
+				return 0
+			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		return hi - lo
+	}
+	for k, b0 := range first.Borrows {
+		for _, r := range rs {
+			if len(r.Borrows) != len(first.Borrows) || r.Borrows[k].ID != b0.ID {
+				return n, fmt.Errorf("conformance: measure resource noise: the runs' borrows differ")
+			}
+			if r.Borrows[k].Unit != b0.Unit {
+				n.UnitMismatches++
+			}
+		}
+		for _, get := range []func(*Result) float64{
+			func(r *Result) float64 { return r.Borrows[k].GotMs },
+			func(r *Result) float64 { return r.Borrows[k].FailedMs },
+		} {
+			if d := spread(get); d > n.BorrowRangeMs {
+				n.BorrowRangeMs, n.BorrowID = d, b0.ID
+			}
+		}
+	}
+	for _, c0 := range first.Connections {
+		for _, get := range []func(Connection) float64{
+			func(c Connection) float64 { return c.OpenedMs },
+			func(c Connection) float64 { return c.ClosedMs },
+		} {
+			d := spread(func(r *Result) float64 {
+				c, ok := r.Connection(c0.Unit)
+				if !ok || get(c) < 0 {
+					return math.NaN()
+				}
+				return get(c)
+			})
+			if d > n.ConnRangeMs {
+				n.ConnRangeMs, n.ConnUnit = d, c0.Unit
+			}
+		}
+	}
+	for _, r := range rs {
+		n.MaxLatenessMs = math.Max(n.MaxLatenessMs, r.MaxLatenessMs)
+	}
+	return n, nil
+}
+
+// String prints the noise on one line for test logs and reports.
+func (n ResourceNoise) String() string {
+	var fs []string
+	for _, f := range n.Fields {
+		fs = append(fs, fmt.Sprintf("%s %g", f.Field, f.MaxRange))
+	}
+	return fmt.Sprintf("%d runs: sample spread %s; got/failed times within %.1f ms (borrow %d); connection open/close within %.1f ms (#%d); %d connection differences; max lateness %.1f ms",
+		n.Runs, strings.Join(fs, ", "), n.BorrowRangeMs, n.BorrowID, n.ConnRangeMs, n.ConnUnit, n.UnitMismatches, n.MaxLatenessMs)
+}

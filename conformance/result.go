@@ -124,6 +124,49 @@ type TaskRun struct {
 	Interrupted bool
 }
 
+// ResourceSample is one snapshot of a real resource (a resource script) at a scheduled time:
+// for HikariCP its HikariPoolMXBean's getTotalConnections, getActiveConnections,
+// getIdleConnections and getThreadsAwaitingConnection; for a Semaphore its permits, those taken
+// (permits − availablePermits), availablePermits and getQueueLength.
+type ResourceSample struct {
+	TMs                          int64
+	Total, Active, Idle, Waiting int
+	LateMs                       float64 // how late the sample was taken
+}
+
+// BorrowResult is what happened to one borrow directive. Times are milliseconds from t=0,
+// NaN when the thing did not happen by the end.
+type BorrowResult struct {
+	ID     int
+	Thread string
+	// StartMs is when getConnection, acquire or tryAcquire was called.
+	StartMs float64
+	GotMs   float64 // when it returned a connection or a permit
+	// Unit is the connection's number in creation order (from 1; the constructor's first
+	// connection is 1), 0 for a permit, -1 if nothing was got.
+	Unit int
+	// FailedMs is when it gave up: SQLTransientConnectionException after connectionTimeout
+	// (R151), or tryAcquire returning false (R160).
+	FailedMs   float64
+	ReleasedMs float64 // when close or release was called
+	// Unfinished: it was still waiting or holding at the end.
+	Unfinished bool
+}
+
+// Got reports whether the borrow got its connection or permit by the end.
+func (b BorrowResult) Got() bool { return !math.IsNaN(b.GotMs) }
+
+// Failed reports whether the borrow gave up by the end.
+func (b BorrowResult) Failed() bool { return !math.IsNaN(b.FailedMs) }
+
+// Connection is one connection the test database opened for HikariCP, by creation order.
+type Connection struct {
+	Unit      int
+	ConnectMs float64 // when the pool asked the database for it (negative: before t=0)
+	OpenedMs  float64 // when the database returned it
+	ClosedMs  float64 // when the pool closed it; NaN if it was open at the end
+}
+
 // Result is everything one harness run printed.
 type Result struct {
 	Samples []Sample
@@ -146,6 +189,15 @@ type Result struct {
 	// suffered), max_thread_start_ms (from the thread factory call to the thread running),
 	// idle_state_call_mismatches, gc_count, gc_ms, warmup_ms, java_version, vm.
 	Timing map[string]string
+	// ResourceSamples, Borrows (in file order) and Connections (in creation order) report a
+	// resource script; Config is the resource's configuration as the real class reports it
+	// once built: for HikariCP its getters after validateNumerics (R150), maximumPoolSize,
+	// minimumIdle, connectionTimeoutMs, idleTimeoutMs, maxLifetimeMs, and housekeepingMs;
+	// for a Semaphore permits and fair (0 or 1).
+	ResourceSamples []ResourceSample
+	Borrows         []BorrowResult
+	Connections     []Connection
+	Config          map[string]int64
 	// Warnings are anomalies the harness noticed (an unexpected exception, …).
 	Warnings []string
 	// Output is the harness's stdout, for logs.
@@ -182,7 +234,8 @@ func (r *Result) TimingMs(key string) float64 {
 }
 
 // ParseOutput reads the harness's stdout: CSV lines whose first field names the section
-// (sample, task, worker, event, timing, warning); lines starting with # are comments.
+// (sample, task, scheduled, run, worker, event, rsample, borrow, conn, config, timing, warning);
+// lines starting with # are comments.
 func ParseOutput(r io.Reader) (*Result, error) {
 	res := &Result{Timing: map[string]string{}}
 	var raw strings.Builder
@@ -212,6 +265,14 @@ func ParseOutput(r io.Reader) (*Result, error) {
 			err = parseScheduled(res, f)
 		case "run":
 			err = parseRun(res, f)
+		case "rsample":
+			err = parseResourceSample(res, f)
+		case "borrow":
+			err = parseBorrow(res, f)
+		case "conn":
+			err = parseConnection(res, f)
+		case "config":
+			err = parseConfig(res, f)
 		case "timing":
 			if len(f) != 3 {
 				err = fmt.Errorf("want 3 fields, got %d", len(f))
@@ -415,6 +476,100 @@ func (r *Result) ScheduledTask(id int) (Scheduled, bool) {
 		}
 	}
 	return Scheduled{}, false
+}
+
+func parseResourceSample(res *Result, f []string) error {
+	if len(f) != 7 {
+		return fmt.Errorf("rsample: want 7 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	s := ResourceSample{TMs: p.atoi64(1, "t_ms"), Total: p.atoi(2, "total"), Active: p.atoi(3, "active"),
+		Idle: p.atoi(4, "idle"), Waiting: p.atoi(5, "waiting"), LateMs: p.ms(6, "late_ms")}
+	if p.err != nil {
+		return fmt.Errorf("rsample: %w", p.err)
+	}
+	res.ResourceSamples = append(res.ResourceSamples, s)
+	return nil
+}
+
+func parseBorrow(res *Result, f []string) error {
+	if len(f) != 9 {
+		return fmt.Errorf("borrow: want 9 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	b := BorrowResult{ID: p.atoi(1, "id"), Thread: f[2], StartMs: p.ms(3, "start_ms"), GotMs: p.ms(4, "got_ms"),
+		Unit: p.atoi(5, "unit"), FailedMs: p.ms(6, "failed_ms"), ReleasedMs: p.ms(7, "released_ms")}
+	if p.err != nil {
+		return fmt.Errorf("borrow: %w", p.err)
+	}
+	switch f[8] {
+	case "":
+	case "unfinished":
+		b.Unfinished = true
+	default:
+		return fmt.Errorf("borrow: unknown note %q", f[8])
+	}
+	res.Borrows = append(res.Borrows, b)
+	return nil
+}
+
+func parseConnection(res *Result, f []string) error {
+	if len(f) != 5 {
+		return fmt.Errorf("conn: want 5 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	c := Connection{Unit: p.atoi(1, "unit"), ConnectMs: p.ms(2, "connect_ms"), OpenedMs: p.ms(3, "opened_ms"), ClosedMs: p.ms(4, "closed_ms")}
+	if p.err != nil {
+		return fmt.Errorf("conn: %w", p.err)
+	}
+	res.Connections = append(res.Connections, c)
+	return nil
+}
+
+func parseConfig(res *Result, f []string) error {
+	if len(f) != 3 {
+		return fmt.Errorf("config: want 3 fields, got %d", len(f))
+	}
+	p := fields{f: f}
+	v := p.atoi64(2, f[1])
+	if p.err != nil {
+		return fmt.Errorf("config: %w", p.err)
+	}
+	if res.Config == nil {
+		res.Config = map[string]int64{}
+	}
+	res.Config[f[1]] = v
+	return nil
+}
+
+// Borrow returns the borrow directive with the given id's result.
+func (r *Result) Borrow(id int) (BorrowResult, bool) {
+	for _, b := range r.Borrows {
+		if b.ID == id {
+			return b, true
+		}
+	}
+	return BorrowResult{}, false
+}
+
+// Connection returns the connection with the given number.
+func (r *Result) Connection(unit int) (Connection, bool) {
+	for _, c := range r.Connections {
+		if c.Unit == unit {
+			return c, true
+		}
+	}
+	return Connection{}, false
+}
+
+// ResourceSample returns the resource sample scheduled at tMs.
+func (r *Result) ResourceSample(tMs int64) (ResourceSample, bool) {
+	for _, s := range r.ResourceSamples {
+		if s.TMs == tMs {
+			return s, true
+		}
+	}
+	return ResourceSample{}, false
 }
 
 func parseWorker(res *Result, f []string) error {

@@ -160,6 +160,19 @@ type Set struct {
 	Changes []Change
 }
 
+// String is the set directive as the script writes it.
+func (e Set) String() string { return fmt.Sprintf("set at=%d %s", e.AtMs, changesText(e.Changes)) }
+
+// changesText is key=value for each change, space-separated, as a set line and the harness's
+// set events write them.
+func changesText(cs []Change) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Key + "=" + c.Value
+	}
+	return strings.Join(parts, " ")
+}
+
 // Shutdown calls shutdown() at AtMs (R27), or shutdownNow() (R28) when Now is set. Not for Jetty.
 type Shutdown struct {
 	AtMs int64
@@ -238,11 +251,7 @@ func (s Script) String() string {
 	}
 	b.WriteByte('\n')
 
-	type line struct {
-		at   int64
-		text string
-	}
-	var lines []line
+	var lines []timedLine
 	for _, u := range s.Submits {
 		t := fmt.Sprintf("submit at=%d id=%d serviceMs=%d", u.AtMs, u.ID, u.ServiceMs)
 		if u.Priority != 0 {
@@ -251,7 +260,7 @@ func (s Script) String() string {
 		if u.Fail {
 			t += " fail=true"
 		}
-		lines = append(lines, line{u.AtMs, t})
+		lines = append(lines, timedLine{u.AtMs, t})
 	}
 	for _, u := range s.Schedules {
 		t := fmt.Sprintf("schedule at=%d id=%d mode=%s delayMs=%d", u.AtMs, u.ID, u.Mode, u.DelayMs)
@@ -266,40 +275,48 @@ func (s Script) String() string {
 		if u.FailRun != 0 {
 			t += fmt.Sprintf(" failRun=%d", u.FailRun)
 		}
-		lines = append(lines, line{u.AtMs, t})
+		lines = append(lines, timedLine{u.AtMs, t})
 	}
 	for _, c := range s.Cancels {
-		lines = append(lines, line{c.AtMs, fmt.Sprintf("cancel at=%d id=%d", c.AtMs, c.ID)})
+		lines = append(lines, timedLine{c.AtMs, fmt.Sprintf("cancel at=%d id=%d", c.AtMs, c.ID)})
 	}
 	for _, e := range s.Sets {
-		t := fmt.Sprintf("set at=%d", e.AtMs)
-		for _, c := range e.Changes {
-			t += fmt.Sprintf(" %s=%s", c.Key, c.Value)
-		}
-		lines = append(lines, line{e.AtMs, t})
+		lines = append(lines, timedLine{e.AtMs, e.String()})
 	}
 	for _, e := range s.Shutdowns {
 		name := "shutdown"
 		if e.Now {
 			name = "shutdownNow"
 		}
-		lines = append(lines, line{e.AtMs, fmt.Sprintf("%s at=%d", name, e.AtMs)})
+		lines = append(lines, timedLine{e.AtMs, fmt.Sprintf("%s at=%d", name, e.AtMs)})
 	}
+	writeTimed(&b, lines, s.Samples, s.EndMs)
+	return b.String()
+}
+
+// timedLine is a timed directive as a script writes it.
+type timedLine struct {
+	at   int64
+	text string
+}
+
+// writeTimed writes a script's timed directives in time order (stable: lines with the same
+// time keep the order given), then its samples and its end.
+func writeTimed(b *strings.Builder, lines []timedLine, s Samples, endMs int64) {
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at < lines[j].at })
 	for _, l := range lines {
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
-	if s.Samples.EveryMs > 0 {
-		fmt.Fprintf(&b, "sample every=%d from=%d until=%d\n", s.Samples.EveryMs, s.Samples.FromMs, s.Samples.UntilMs)
+	if s.EveryMs > 0 {
+		fmt.Fprintf(b, "sample every=%d from=%d until=%d\n", s.EveryMs, s.FromMs, s.UntilMs)
 	}
-	if len(s.Samples.AtMs) > 0 {
-		at := make([]string, len(s.Samples.AtMs))
-		for i, t := range s.Samples.AtMs {
+	if len(s.AtMs) > 0 {
+		at := make([]string, len(s.AtMs))
+		for i, t := range s.AtMs {
 			at[i] = strconv.FormatInt(t, 10)
 		}
-		fmt.Fprintf(&b, "sample at=%s\n", strings.Join(at, ","))
+		fmt.Fprintf(b, "sample at=%s\n", strings.Join(at, ","))
 	}
-	fmt.Fprintf(&b, "end at=%d\n", s.EndMs)
-	return b.String()
+	fmt.Fprintf(b, "end at=%d\n", endMs)
 }

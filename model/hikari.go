@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -57,8 +58,10 @@ type HikariConfig struct {
 var HikariDefaults = HikariConfig{MaximumPoolSize: 10, MinimumIdle: -1, ConnectionTimeout: 30 * time.Second,
 	IdleTimeout: 10 * time.Minute, MaxLifetime: 30 * time.Minute, HousekeepingPeriod: 30 * time.Second}
 
-// Normalize applies HikariConfig.validateNumerics (R150) and returns the
-// numbers the pool runs with, with a note per value it changed.
+// Normalize applies what HikariConfig's setters and validateNumerics do
+// to the numbers (R150) — setConnectionTimeout(0) is Integer.MAX_VALUE ms —
+// and returns the numbers the pool runs with, with a note per value it
+// changed.
 func (c HikariConfig) Normalize() (HikariConfig, []string) {
 	var notes []string
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
@@ -76,8 +79,15 @@ func (c HikariConfig) Normalize() (HikariConfig, []string) {
 		}
 		c.MinimumIdle = c.MaximumPoolSize
 	}
-	if c.ConnectionTimeout < 250*time.Millisecond {
-		note("connectionTimeout %v < 250ms: 30s (R150)", c.ConnectionTimeout)
+	switch {
+	case c.ConnectionTimeout == 0:
+		// setConnectionTimeout(0) means no timeout: Integer.MAX_VALUE ms (2.7.9 and 6.x).
+		note("connectionTimeout 0: Integer.MAX_VALUE ms, about 24.9 days (R150)")
+		c.ConnectionTimeout = math.MaxInt32 * time.Millisecond
+	case c.ConnectionTimeout < 250*time.Millisecond:
+		// setConnectionTimeout refuses it (IllegalArgumentException); validateNumerics,
+		// which a value set otherwise meets, makes it 30 s.
+		note("connectionTimeout %v < 250ms: setConnectionTimeout refuses it; validateNumerics makes it 30s (R150)", c.ConnectionTimeout)
 		c.ConnectionTimeout = 30 * time.Second
 	}
 	if c.MaxLifetime != 0 && c.MaxLifetime < 30*time.Second {
@@ -111,13 +121,20 @@ type hikariConn struct {
 }
 
 // Timers a HikariPool asks for: the house-keeper, the end of a connection's
-// creation, and each connection's maxLifetime (id · 4 + kind).
+// creation, each connection's maxLifetime (id · 4 + kind), and the end of
+// the adder's pause after a creation (6.x).
 const (
 	hikariHousekeeper = iota
 	hikariCreated
 	hikariLifetime
+	hikariAdderPause
 	hikariTimerKinds = 4
 )
+
+// hikari6AdderPause is how long 6.x's PoolEntryCreator sleeps after adding
+// a connection (quietlySleep(30L)) before its task ends and the adder's next
+// one can run (R157).
+const hikari6AdderPause = 30 * time.Millisecond
 
 // HikariPool mirrors com.zaxxer.hikari.pool.HikariPool with its
 // ConcurrentBag.
@@ -145,19 +162,44 @@ type HikariPool struct {
 	Opened, Closed, TimedOut int64
 }
 
-// NewHikariPool starts a pool at now (R157): one connection opened at once
-// (initializationFailTimeout's check), the house-keeper's first run 100 ms
-// later, which fills the pool up to minimumIdle.
+// NewHikariPool starts a pool at now (R157): the constructor's
+// checkFailFast opens one connection (initializationFailTimeout's check) —
+// kept when minimumIdle > 0, closed again at once when it is 0, so that
+// such a pool starts empty — and the house-keeper's first run 100 ms later
+// fills the pool up to minimumIdle. The real constructor returns once that
+// connection is open; the model's pool starts ready at now, the
+// connection's connect time unused.
 func NewHikariPool(now time.Duration, name string, cfg HikariConfig, obs Observer) *HikariPool {
 	if obs == nil {
 		obs = nopObserver{}
 	}
 	p := &HikariPool{resourceBase: resourceBase{name: name, obs: obs, now: now}, cfg: cfg,
 		threads: map[Thread][]*hikariConn{}, waitConn: map[Borrower]bool{}}
-	p.open(p.draw())
+	d := p.draw()
+	if cfg.MinimumIdle > 0 {
+		p.open(d)
+	} else {
+		// "initialization check complete and minimumIdle is zero": opened
+		// and closed, never in the bag.
+		p.nextID++
+		p.Opened++
+		p.report(ConnectionOpened, ResourceEvent{Unit: p.nextID})
+		p.Closed++
+		p.report(ConnectionClosed, ResourceEvent{Unit: p.nextID})
+	}
 	p.timer(now+100*time.Millisecond, hikariHousekeeper)
 	return p
 }
+
+// SetIdleTimeout is HikariConfigMXBean.setIdleTimeout: a change at run
+// time, which validateNumerics never sees (R150); the house-keeper reads it
+// at its next run (R155).
+func (p *HikariPool) SetIdleTimeout(d time.Duration) { p.cfg.IdleTimeout = d }
+
+// SetMaxLifetime is HikariConfigMXBean.setMaxLifetime, unvalidated: it
+// applies to the connections opened afterwards, whose lifetime timer
+// createPoolEntry arms (R156); open ones keep theirs.
+func (p *HikariPool) SetMaxLifetime(d time.Duration) { p.cfg.MaxLifetime = d }
 
 // Config returns the pool's configuration.
 func (p *HikariPool) Config() HikariConfig { return p.cfg }
@@ -404,7 +446,14 @@ func (p *HikariPool) runCreator() {
 	}
 }
 
-// shouldCreate is shouldCreateAnotherConnection (R157).
+// shouldCreate is shouldCreateAnotherConnection (R157). With zero hand-off
+// latency a waiter that got a connection no longer counts. In 2.7.9 that
+// is a race: ConcurrentBag.add's offer only wakes the waiter, whose thread
+// leaves the waiters count when it runs, while the adder goes straight on
+// to its next queued creator, whose check may still count it and open one
+// connection more than needed (seen on the real 2.7.9 in 6 of 9 runs
+// of a script with such a queued creator). 6.x's adder sleeps 30 ms after
+// each connection (hikari6AdderPause), which settles it.
 func (p *HikariPool) shouldCreate() bool {
 	total := len(p.all)
 	if total >= p.cfg.MaximumPoolSize {
@@ -427,14 +476,25 @@ func (p *HikariPool) TimerFired(now time.Duration, id uint64) {
 		p.timer(now+p.cfg.HousekeepingPeriod, hikariHousekeeper) // scheduleWithFixedDelay
 	case hikariCreated:
 		p.open(p.pendingDraw)
-		if p.queued > 0 {
-			p.queued--
-			p.runCreator()
-		} else {
-			p.creating = false
+		if p.cfg.Version == Hikari6 {
+			p.timer(now+hikari6AdderPause, hikariAdderPause) // the task sleeps 30 ms
+			return
 		}
+		p.nextCreator()
+	case hikariAdderPause:
+		p.nextCreator()
 	case hikariLifetime:
 		p.softEvict(int(id / hikariTimerKinds))
+	}
+}
+
+// nextCreator ends the adder's task: its next queued creator runs, if any.
+func (p *HikariPool) nextCreator() {
+	if p.queued > 0 {
+		p.queued--
+		p.runCreator()
+	} else {
+		p.creating = false
 	}
 }
 

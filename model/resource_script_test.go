@@ -11,6 +11,7 @@ import (
 //	hikari name=N max=N [minIdle=N] [timeout=D] [idleTimeout=D] [maxLifetime=D] [period=D] [version=6] [connect=D] [jitter=F]
 //	    a HikariPool started now (NewHikariPool, after HikariConfig.Normalize);
 //	    connect is every connection's connect time, jitter its maxLifetime draw
+//	mxbean [idleTimeout=D] [maxLifetime=D]  HikariConfigMXBean's setters (SetIdleTimeout, SetMaxLifetime)
 //	semaphore name=N permits=N [fair]
 //	borrow b=N thread=N [timeout=D|forever]   Acquire (default timeout: the pool's own)
 //	release b=N thread=N
@@ -46,6 +47,14 @@ func (e *scriptEnv) resourceCommand(cmd string, args map[string]string) bool {
 			e.logf("note: %s", n)
 		}
 		e.res = NewHikariPool(e.now, args["name"], cfg, e)
+	case "mxbean":
+		h := e.res.(*HikariPool)
+		if v, ok := args["idleTimeout"]; ok {
+			h.SetIdleTimeout(e.dur(v))
+		}
+		if v, ok := args["maxLifetime"]; ok {
+			h.SetMaxLifetime(e.dur(v))
+		}
 	case "semaphore":
 		e.now, e.pending, e.pool, e.res = 0, nil, nil, nil
 		_, fair := args["fair"]

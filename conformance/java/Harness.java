@@ -41,9 +41,10 @@ public final class Harness {
     private static final long MS = 1_000_000L;
 
     private final Script s;
-    private volatile boolean ended;
-    private long t0;
-    private final List<String> warnings = new ArrayList<>();
+    // Shared with ResourceRun, which runs the resource scripts on the same clock and canary.
+    volatile boolean ended;
+    long t0;
+    final List<String> warnings = new ArrayList<>();
 
     private Harness(Script s) {
         this.s = s;
@@ -156,6 +157,9 @@ public final class Harness {
     }
 
     private int run() throws Exception {
+        if (s.kind.isResource()) {
+            return new ResourceRun(this, s).run();
+        }
         // Jetty 9.4 logs through StdErrLog when no SLF4J is present; silence it (job failures are
         // scripted and expected, R108).
         System.setProperty("org.eclipse.jetty.util.log.class", "org.eclipse.jetty.util.log.StdErrLog");
@@ -212,14 +216,7 @@ public final class Harness {
                 sampleLoop(poolRef[0], rec, samples);
             }
         }, "harness-sampler");
-        for (Thread th : new Thread[] {submitter, controller, sampler}) {
-            th.setDaemon(true);
-            th.start();
-        }
-        Thread canary = new Thread(this::canaryLoop, "harness-canary");
-        canary.setDaemon(true);
-        canary.start();
-        Thread.sleep(5); // let them reach the latch
+        startDrivers(List.of(submitter, controller, sampler));
 
         t0 = System.nanoTime();
         Pools.Pool pool;
@@ -406,15 +403,15 @@ public final class Harness {
         return 0;
     }
 
-    private String time(long nanos) {
+    String time(long nanos) {
         return nanos == 0 ? "" : ms(nanos - t0);
     }
 
-    private static String ms(long nanos) {
+    static String ms(long nanos) {
         return String.format(Locale.ROOT, "%.1f", nanos / 1e6);
     }
 
-    private static long[] gcStats() {
+    static long[] gcStats() {
         long count = 0;
         long time = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -433,16 +430,31 @@ public final class Harness {
         }
     }
 
+    /**
+     * Starts the threads that drive the run, as daemons, and the canary, and gives them time to
+     * reach the latch that releases them at t=0.
+     */
+    void startDrivers(List<Thread> drivers) throws InterruptedException {
+        for (Thread th : drivers) {
+            th.setDaemon(true);
+            th.start();
+        }
+        Thread canary = new Thread(this::canaryLoop, "harness-canary");
+        canary.setDaemon(true);
+        canary.start();
+        Thread.sleep(5); // let them reach the latch
+    }
+
     private static final long CANARY_PERIOD = 5 * MS;
-    private volatile long maxHiccup;
-    private volatile int hiccupsOver10ms;
+    volatile long maxHiccup;
+    volatile int hiccupsOver10ms;
 
     /**
      * Measures how long any thread may be kept from running: sleeps 5 ms again and again and
      * records the largest oversleep (the idea of jHiccup). Pool threads suffer the same delays
      * when they wake or start, which the harness's own lateness does not show.
      */
-    private void canaryLoop() {
+    void canaryLoop() {
         while (!ended) {
             long before = System.nanoTime();
             LockSupport.parkNanos(CANARY_PERIOD);
@@ -457,7 +469,7 @@ public final class Harness {
     }
 
     /** Parks until deadline (System.nanoTime), or until the run has ended. */
-    private void sleepUntil(long deadline) {
+    void sleepUntil(long deadline) {
         for (;;) {
             long d = deadline - System.nanoTime();
             if (d <= 0) {
@@ -471,7 +483,7 @@ public final class Harness {
     }
 
     /** Waits until every earlier directive with the same at is done (file order across threads). */
-    private void awaitSameAt(Script.Event e) {
+    void awaitSameAt(Script.Event e) {
         for (int j = e.index - 1; j >= 0; j--) {
             Script.Event p = s.events.get(j);
             if (p.atMs != e.atMs) {

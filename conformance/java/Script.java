@@ -21,7 +21,14 @@ final class Script {
     /** The largest time or duration in ms (about 115 days), so that ms * 1e6 fits a long. */
     static final long MAX_MS = 10_000_000_000L;
 
-    enum Kind { JDK, TOMCAT, JETTY, SCHEDULED }
+    enum Kind {
+        JDK, TOMCAT, JETTY, SCHEDULED, HIKARI, SEMAPHORE;
+
+        /** A resource (resource directive: borrowed by threads), not a pool (pool directive). */
+        boolean isResource() {
+            return this == HIKARI || this == SEMAPHORE;
+        }
+    }
 
     final String file;
 
@@ -42,6 +49,21 @@ final class Script {
     /** ScheduledThreadPoolExecutor.setRemoveOnCancelPolicy (R97), default false. */
     boolean removeOnCancel;
     int poolLine;
+
+    // The resource directive (kind=hikari or kind=semaphore). For HikariCP, -1 leaves
+    // setMaximumPoolSize or setMinimumIdle uncalled (HikariConfig's own unset value); the other
+    // numbers default to HikariConfig's defaults (R150).
+    int maximumPoolSize = -1;
+    int minimumIdle = -1;
+    long connectionTimeoutMs = 30_000;
+    long idleTimeoutMs = 600_000;
+    long maxLifetimeMs = 1_800_000;
+    /** com.zaxxer.hikari.housekeeping.periodMs (R155). */
+    long housekeepingMs = 30_000;
+    /** How long the test DataSource takes to open a connection. */
+    long connectMs;
+    /** Semaphore permits (fair is the field above). */
+    int permits;
 
     /** Submits, sets and shutdowns in file order (which is also time order, see parse). */
     final List<Event> events = new ArrayList<>();
@@ -88,6 +110,18 @@ final class Script {
 
     static final class Shutdown extends Event {
         boolean now;
+    }
+
+    /**
+     * A borrow directive (resource scripts): thread, when its time comes and its previous borrow is
+     * over, calls getConnection() (HikariCP) or acquire() / tryAcquire(timeoutMs) (Semaphore),
+     * holds what it got holdMs, then gives it back.
+     */
+    static final class Borrow extends Event {
+        int id;
+        String thread;
+        long holdMs;
+        long timeoutMs = -1; // Semaphore: tryAcquire(timeoutMs); -1: acquire()
     }
 
     /**
@@ -171,7 +205,10 @@ final class Script {
     // ----------------------------------------------------------------------------------------
     // Parsing
 
-    private static final String DIRECTIVES = "pool, submit, schedule, cancel, set, shutdown, shutdownNow, sample, end";
+    /** The timed directives that only a pool script has. */
+    private static final Set<String> POOL_ONLY = Set.of("submit", "schedule", "cancel", "shutdown", "shutdownNow");
+
+    private static final String DIRECTIVES = "pool, submit, schedule, cancel, set, shutdown, shutdownNow, resource, borrow, sample, end";
 
     /** Schedule directives by id, and the ids already cancelled, while parsing. */
     private final Map<Integer, Sched> schedById = new java.util.HashMap<>();
@@ -211,15 +248,21 @@ final class Script {
             if (s.endMs >= 0 && !directive.equals("sample")) {
                 throw new Error(file, lineNo, dcol, directive, "after end", "only sample lines and comments may follow end");
             }
-            if (s.kind == null && !directive.equals("pool")) {
-                throw new Error(file, lineNo, dcol, directive, "before the pool directive", "pool must come first");
+            if (s.kind == null && !directive.equals("pool") && !directive.equals("resource")) {
+                throw new Error(file, lineNo, dcol, directive, "before the pool directive", "pool or resource must come first");
             }
             switch (directive) {
                 case "pool":
+                case "resource":
                     if (s.kind != null) {
-                        throw new Error(file, lineNo, dcol, "pool", "given twice (first on line " + s.poolLine + ")", null);
+                        throw new Error(file, lineNo, dcol, directive, "given twice (pool or resource first on line " + s.poolLine + ")",
+                                "one pool or one resource directive");
                     }
-                    s.parsePool(lineNo, dcol, kv);
+                    if (directive.equals("pool")) {
+                        s.parsePool(lineNo, dcol, kv);
+                    } else {
+                        s.parseResource(lineNo, dcol, kv);
+                    }
                     continue;
                 case "sample":
                     s.parseSample(lineNo, dcol, kv);
@@ -228,7 +271,16 @@ final class Script {
                     break;
             }
             Event e;
+            if (s.kind.isResource() && POOL_ONLY.contains(directive)) {
+                throw new Error(file, lineNo, dcol, directive, "not for a resource script", "borrow, set, sample, end");
+            }
             switch (directive) {
+                case "borrow":
+                    if (!s.kind.isResource()) {
+                        throw new Error(file, lineNo, dcol, "borrow", "only in a resource script", "submit");
+                    }
+                    e = s.parseBorrow(lineNo, dcol, kv, ids);
+                    break;
                 case "submit":
                     e = s.parseSubmit(lineNo, dcol, kv, ids);
                     break;
@@ -240,7 +292,7 @@ final class Script {
                     e = s.parseCancel(lineNo, dcol, kv);
                     break;
                 case "set":
-                    e = s.parseSet(lineNo, dcol, kv);
+                    e = s.kind.isResource() ? s.parseResourceSet(lineNo, dcol, kv) : s.parseSet(lineNo, dcol, kv);
                     break;
                 case "shutdown":
                 case "shutdownNow": {
@@ -280,7 +332,7 @@ final class Script {
             }
         }
         if (s.kind == null) {
-            throw new Error(file, 0, 0, "pool", "missing", "one pool directive on the first line");
+            throw new Error(file, 0, 0, "pool", "missing", "one pool or resource directive on the first line");
         }
         if (s.endMs < 0) {
             throw new Error(file, 0, 0, "end", "missing", "end at=MS after the last event");
@@ -289,7 +341,9 @@ final class Script {
             throw new Error(file, s.endLine, 0, "sample", "sample at " + s.samples.last() + " ms is after end at=" + s.endMs,
                     "samples at or before end");
         }
-        s.checkSets();
+        if (!s.kind.isResource()) {
+            s.checkSets();
+        }
         return s;
     }
 
@@ -530,6 +584,129 @@ final class Script {
             throw new Error(file, line, kv.get("allowCoreThreadTimeOut").col, "allowCoreThreadTimeOut",
                     "needs keepAliveMs > 0 (R24)", "keepAliveMs >= 1, or allowCoreThreadTimeOut=false");
         }
+    }
+
+    /**
+     * The resource directive: kind=hikari (HikariCP's HikariDataSource over the test DataSource,
+     * spec §14.1) or kind=semaphore (java.util.concurrent.Semaphore, §14.2).
+     */
+    private void parseResource(int line, int dcol, Map<String, Token> kv) throws Error {
+        poolLine = line;
+        Token kt = kv.get("kind");
+        if (kt == null) {
+            throw new Error(file, line, dcol, "kind", "missing", "hikari, semaphore");
+        }
+        kind = Kind.valueOf(oneOf(line, kt, "hikari", "semaphore").toUpperCase(java.util.Locale.ROOT));
+        if (kind == Kind.SEMAPHORE) {
+            noOtherKeys(line, kv, "kind", "permits", "fair");
+            Token pt = kv.get("permits");
+            if (pt == null) {
+                throw new Error(file, line, dcol, "permits", "missing", "integer >= 0");
+            }
+            permits = intOrUnbounded(line, pt, false);
+            if (permits < 0) {
+                throw new Error(file, line, pt.col, "permits", permits + " is negative", "integer >= 0");
+            }
+            if (kv.containsKey("fair")) {
+                fair = bool(line, kv.get("fair"));
+            }
+            return;
+        }
+        noOtherKeys(line, kv, "kind", "maximumPoolSize", "minimumIdle", "connectionTimeoutMs", "idleTimeoutMs",
+                "maxLifetimeMs", "housekeepingMs", "connectMs");
+        // What HikariConfig's setters refuse (IllegalArgumentException) is refused here, with its
+        // position; what validateNumerics corrects is left to it (R150).
+        Token t = kv.get("maximumPoolSize");
+        if (t != null) {
+            maximumPoolSize = intOrUnbounded(line, t, false);
+            if (maximumPoolSize < 1 && maximumPoolSize != -1) {
+                throw new Error(file, line, t.col, t.key, "setMaximumPoolSize(" + maximumPoolSize + ") throws IllegalArgumentException",
+                        "integer >= 1, or -1 to leave it unset");
+            }
+        }
+        t = kv.get("minimumIdle");
+        if (t != null) {
+            minimumIdle = intOrUnbounded(line, t, false);
+            if (minimumIdle < -1) {
+                throw new Error(file, line, t.col, t.key, "setMinimumIdle(" + minimumIdle + ") throws IllegalArgumentException",
+                        "integer >= 0, or -1 to leave it unset");
+            }
+        }
+        t = kv.get("connectionTimeoutMs");
+        if (t != null) {
+            connectionTimeoutMs = nonNegLong(line, t);
+            if (connectionTimeoutMs > 0 && connectionTimeoutMs < 250) {
+                throw new Error(file, line, t.col, t.key, "setConnectionTimeout(" + connectionTimeoutMs + ") throws IllegalArgumentException",
+                        "0 (Integer.MAX_VALUE) or >= 250");
+            }
+        }
+        t = kv.get("idleTimeoutMs");
+        if (t != null) {
+            idleTimeoutMs = nonNegLong(line, t);
+        }
+        t = kv.get("maxLifetimeMs");
+        if (t != null) {
+            maxLifetimeMs = nonNegLong(line, t);
+        }
+        t = kv.get("housekeepingMs");
+        if (t != null) {
+            housekeepingMs = nonNegLong(line, t);
+            if (housekeepingMs == 0) {
+                throw new Error(file, line, t.col, t.key, "0 is not a period", "integer >= 1");
+            }
+        }
+        t = kv.get("connectMs");
+        if (t != null) {
+            connectMs = nonNegLong(line, t);
+        }
+    }
+
+    private Borrow parseBorrow(int line, int dcol, Map<String, Token> kv, Set<Integer> ids) throws Error {
+        if (kind == Kind.SEMAPHORE) {
+            noOtherKeys(line, kv, "at", "id", "thread", "holdMs", "timeoutMs");
+        } else {
+            noOtherKeys(line, kv, "at", "id", "thread", "holdMs");
+        }
+        Borrow b = new Borrow();
+        b.atMs = at(line, dcol, kv);
+        b.id = newId(line, dcol, kv, ids);
+        Token th = kv.get("thread");
+        if (th == null) {
+            throw new Error(file, line, dcol, "thread", "missing", "a name of letters, digits, '_' and '-'");
+        }
+        if (!th.value.matches("[A-Za-z0-9_-]+")) {
+            throw new Error(file, line, th.col, "thread", "\"" + th.value + "\" is not a name", "letters, digits, '_' and '-'");
+        }
+        b.thread = th.value;
+        Token h = kv.get("holdMs");
+        if (h == null) {
+            throw new Error(file, line, dcol, "holdMs", "missing", "integer >= 0");
+        }
+        b.holdMs = nonNegLong(line, h);
+        Token to = kv.get("timeoutMs");
+        if (to != null) {
+            b.timeoutMs = nonNegLong(line, to);
+        }
+        return b;
+    }
+
+    /** A set directive of a HikariCP script: HikariConfigMXBean setters, which skip validateNumerics. */
+    private SetEvent parseResourceSet(int line, int dcol, Map<String, Token> kv) throws Error {
+        if (kind != Kind.HIKARI) {
+            throw new Error(file, line, dcol, "set", "a Semaphore has no setters", "leave it out");
+        }
+        SetEvent e = new SetEvent();
+        e.atMs = at(line, dcol, kv);
+        noOtherKeys(line, kv, "at", "idleTimeoutMs", "maxLifetimeMs");
+        for (Token t : kv.values()) {
+            if (!t.key.equals("at")) {
+                e.changes.add(new Change(t.key, nonNegLong(line, t), t.col));
+            }
+        }
+        if (e.changes.isEmpty()) {
+            throw new Error(file, line, dcol, "set", "changes nothing", "idleTimeoutMs=, maxLifetimeMs=");
+        }
+        return e;
     }
 
     private int positive(int line, Token t, boolean unboundedOK) throws Error {
