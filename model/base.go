@@ -51,6 +51,9 @@ type pool struct {
 	// every event, reads a field (CheckInvariants holds them equal): every
 	// change of the store goes through enqueue, dequeue or drained.
 	queued int
+	// signalled counts the workers signalled and still waking
+	// (Config.Wakeup).
+	signalled int
 
 	nextID             int
 	largestPoolSize    int
@@ -170,13 +173,56 @@ func (p *pool) nextParked() *Worker {
 // store takes it if it has room; a SynchronousQueue without a parked
 // worker refuses (R49).
 func (p *pool) plainOffer(t *Task) bool {
+	if p.cfg.Wakeup && p.cfg.Queue != Synchronous {
+		return p.conditionOffer(t)
+	}
 	if w := p.nextParked(); w != nil {
 		p.waiters.remove(w)
 		w.timedOut = false
-		p.runTask(w, t)
+		// With a wake-up latency only a SynchronousQueue gets here: its
+		// matched worker has the task now and starts it once awake (R119).
+		w.task, w.hasTask = *t, true
+		p.setState(w, Running)
+		p.emit(Event{Kind: Started, Worker: w, Task: &w.task, Handoff: p.cfg.Wakeup})
 		return true
 	}
 	return p.enqueue(t)
+}
+
+// conditionOffer is the offer of a condition queue when waking takes time
+// (Config.Wakeup): the task is queued, and the head waiter is signalled —
+// by LinkedBlockingQueue (Tomcat's TaskQueue too) only when the queue was
+// empty, by ArrayBlockingQueue and PriorityBlockingQueue at every insert
+// (R111, R114). The signalled worker takes a task only when Woken.
+func (p *pool) conditionOffer(t *Task) bool {
+	if !p.enqueue(t) {
+		return false // full: refused at once (R115)
+	}
+	if p.queued == 1 || p.cfg.Queue == Array || p.cfg.Queue == Priority {
+		p.signal()
+	}
+	return true
+}
+
+// signal moves the waiter the queue hands off to (R47, R50) off the wait
+// list: it wakes, and acts when the event loop calls Woken (R111).
+func (p *pool) signal() {
+	w := p.nextParked()
+	if w == nil {
+		return
+	}
+	p.waiters.remove(w)
+	w.signalled = true
+	p.signalled++
+	p.emit(Event{Kind: Signalled, Worker: w})
+}
+
+// cascade is LinkedBlockingQueue's take/poll signalling the next waiter
+// when tasks remain after a dequeue (R114), with Config.Wakeup.
+func (p *pool) cascade() {
+	if p.cfg.Wakeup && p.queued > 0 && p.cfg.Queue != Array && p.cfg.Queue != Priority && p.cfg.Queue != Synchronous {
+		p.signal()
+	}
 }
 
 // newWorker counts and registers a new thread (wc+1, workers, the
@@ -317,7 +363,7 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 	if p.wc != p.workers.n {
 		fail("wc %d != workers %d", p.wc, p.workers.n)
 	}
-	n, busy, timed, untimed, parked := 0, 0, 0, 0, 0
+	n, busy, timed, untimed, parked, sig := 0, 0, 0, 0, 0, 0
 	for w := p.workers.head; w != nil; w = w.next {
 		n++
 		switch w.state {
@@ -332,8 +378,8 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 			} else {
 				untimed++
 			}
-			if !w.waiting || w.hasTask {
-				fail("idle worker %d not parked or holding a task", w.ID)
+			if w.waiting == w.signalled || w.hasTask {
+				fail("idle worker %d neither parked nor signalled, or holding a task", w.ID)
 			}
 		default:
 			fail("live worker %d in state %v", w.ID, w.state)
@@ -341,9 +387,15 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 		if w.waiting {
 			parked++
 		}
+		if w.signalled {
+			sig++
+		}
 	}
 	if n != p.workers.n || busy != p.counts[Running] || timed != p.counts[IdleTimed] || untimed != p.counts[IdleUntimed] {
 		fail("counts %v disagree with workers (n=%d busy=%d timed=%d untimed=%d)", p.counts, n, busy, timed, untimed)
+	}
+	if sig != p.signalled {
+		fail("%d signalled workers, counted %d", sig, p.signalled)
 	}
 	if parked != p.waiters.n {
 		fail("wait list %d != parked %d", p.waiters.n, parked)
@@ -362,8 +414,10 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 // checkHandOff: with zero wake-up latency a parked worker and a queued task
 // never coexist (R47, doc.go).
 func (p *pool) checkHandOff(fail func(string, ...any)) {
-	if p.waiters.n > 0 && p.store.size() > 0 {
-		fail("%d parked workers beside %d queued tasks", p.waiters.n, p.store.size())
+	if p.waiters.n > 0 && p.store.size() > 0 && p.signalled == 0 {
+		// With a wake-up latency they coexist while a signalled worker
+		// wakes (R114): a queued task always has one on its way.
+		fail("%d parked workers beside %d queued tasks, none signalled", p.waiters.n, p.store.size())
 	}
 }
 

@@ -244,6 +244,14 @@ type Config struct {
 	// (OutOfMemoryError: unable to create native thread, R11): addWorker
 	// fails once this many workers are alive. 0 means no limit.
 	ThreadLimit int
+	// Wakeup says that a parked thread takes time to wake (the host's
+	// wake-up latency, spec §12): a condition queue (linked, array,
+	// priority, Tomcat's) signals its head waiter, which acts only when the
+	// event loop calls Woken, so a worker returning from a task may take
+	// the task first (R111–R116); a SynchronousQueue's matched worker is
+	// reported Started with Event.Handoff, for the event loop to start the
+	// task once the worker is awake (R117–R119). False: zero latency (R47).
+	Wakeup bool
 
 	// ContinuePeriodicAfterShutdown is ScheduledThreadPoolExecutor's
 	// continueExistingPeriodicTasksAfterShutdown policy (default false:
@@ -291,6 +299,9 @@ func (c Config) Validate() error {
 		return &ConfigError{"max", fmt.Sprintf("must be <= %d (Integer.MAX_VALUE), got %d", Unbounded, c.Max), "R2"}
 	case c.ThreadLimit < 0:
 		return &ConfigError{"threadLimit", fmt.Sprintf("must be >= 0, got %d", c.ThreadLimit), "R11"}
+	case c.Wakeup && (c.Flavor == Jetty || c.Flavor == Scheduled):
+		return &ConfigError{"wakeup", fmt.Sprintf("a wake-up latency is not modelled for %s's queue (it hands off with zero latency)", c.Flavor),
+			"§12 covers LinkedBlockingQueue, ArrayBlockingQueue, PriorityBlockingQueue, Tomcat's TaskQueue and SynchronousQueue: leave host.wakeup out"}
 	}
 	if int(c.Queue) >= len(queueNames) {
 		return &ConfigError{"queue.type", fmt.Sprintf("unknown queue kind %d", c.Queue), "R44–R53"}

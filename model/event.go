@@ -90,6 +90,14 @@ const (
 	// left the pool.
 	ConnectionOpened
 	ConnectionClosed
+	// Signalled: a condition queue signalled parked Worker (R111): it has
+	// left the wait list and still counts as idle; the event loop must call
+	// Woken(Worker) once it is awake (Config.Wakeup only).
+	Signalled
+	// HandOffMissed: Worker, signalled, woke to an empty queue — a worker
+	// returning from a task took the task first — and waits again at the
+	// tail of the wait list, with what was left of its timeout (R113).
+	HandOffMissed
 )
 
 var eventKindNames = [...]string{Submitted: "submitted", ScheduleCalled: "schedule-called", Started: "started", Finished: "finished",
@@ -98,7 +106,7 @@ var eventKindNames = [...]string{Submitted: "submitted", ScheduleCalled: "schedu
 	PeriodicEnded: "periodic-ended", SkippedCancelled: "skipped-cancelled",
 	ResourceGranted: "resource-granted", ResourceWaiting: "resource-waiting", ResourceTimedOut: "resource-timed-out",
 	ResourceTimer: "resource-timer", ConnectionCreating: "connection-creating", ConnectionOpened: "connection-opened",
-	ConnectionClosed: "connection-closed"}
+	ConnectionClosed: "connection-closed", Signalled: "signalled", HandOffMissed: "hand-off-missed"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) && eventKindNames[k] != "" {
@@ -123,6 +131,9 @@ type Event struct {
 	RunFrom  RunState    // RunStateChanged
 	RunTo    RunState    // RunStateChanged
 	End      PeriodicEnd // PeriodicEnded
+	// Handoff, on Started with Config.Wakeup: the task was handed to a
+	// parked worker of a SynchronousQueue, which runs it once awake (R119).
+	Handoff bool
 }
 
 // Observer receives every Event the model reports, synchronously, inside

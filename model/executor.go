@@ -24,6 +24,9 @@ type Executor interface {
 	// TimerArmed). A stale timer — the wait ended or was replaced — does
 	// nothing and returns false.
 	TimedWaitExpired(now time.Duration, w *Worker) bool
+	// Woken: w, reported Signalled (Config.Wakeup), is awake and acts on
+	// the queue (R112–R114). It returns false if w was not signalled.
+	Woken(now time.Duration, w *Worker) bool
 	// Apply makes the calls of one runtime change, in the order that
 	// makes a consistent change acceptable (see each family), and reports
 	// it as Reconfigured. It returns a *ConfigError for a call the Java

@@ -286,3 +286,7 @@ func (p *QueuedThreadPool) DescribeIdle(now time.Duration, w *Worker, rank int) 
 	return fmt.Sprintf("TIMED_WAITING (parking) in %s.poll(idleTimeout) for %v, times out in %v (then leaves only if no thread started or left for idleTimeout; last at %v); hand-off rank %d",
 		p.cfg.Queue.JavaName(), now-w.since, w.deadline-now, p.lastShrink, rank)
 }
+
+// Woken: Jetty's queue has no modelled wake-up latency (Config.Wakeup is
+// refused for it), so no worker is ever signalled.
+func (p *QueuedThreadPool) Woken(time.Duration, *Worker) bool { return false }

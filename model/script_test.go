@@ -23,6 +23,8 @@ import (
 //	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
 //	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty|thread-per-task] [acto]
 //	    [prestart] [limit=N] [handoff=fifo|lifo] [keepPeriodic] [dropDelayed] [removeOnCancel]
+//	    [wakeup=D]   Config.Wakeup: a signalled worker is Woken D later; a
+//	                 SynchronousQueue hand-off starts its task D later
 //	execute id=N service=D [fails] [priority=N]   (at the current time)
 //	schedule id=N service=D delay=D [fails]        schedule(task, delay)
 //	fixedRate|fixedDelay id=N service=D[,D...] initial=D every=D [failRun=N]
@@ -134,6 +136,9 @@ type scriptEnv struct {
 	res     Resource
 	connect time.Duration
 	jitter  float64
+
+	// wakeup is the wake-up latency of a pool made with wakeup=D.
+	wakeup time.Duration
 }
 
 type scriptSeries struct {
@@ -143,7 +148,7 @@ type scriptSeries struct {
 
 type pendingEvent struct {
 	at      time.Duration
-	kind    int // 0 completion, 1 keepAlive, 2 a resource's timer, 3 a resource wait's deadline
+	kind    int // 0 completion, 1 keepAlive, 2 a resource's timer, 3 a resource wait's deadline, 4 a wake-up
 	seq     int
 	w       *Worker
 	taskID  uint64
@@ -163,9 +168,20 @@ func (e *scriptEnv) Observe(ev *Event) {
 		e.logf("worker %d %v -> %v", ev.Worker.ID, ev.From, ev.To)
 	case Started:
 		w, t := ev.Worker, ev.Task
-		e.logf("worker %d runs task %d until %v (waited %v)", w.ID, t.ID, ev.At+t.Service, ev.At-t.Arrival)
+		start := ev.At
+		if ev.Handoff {
+			start += e.wakeup
+			e.logf("worker %d matched with task %d: wakes at %v", w.ID, t.ID, start)
+		}
+		e.logf("worker %d runs task %d until %v (waited %v)", w.ID, t.ID, start+t.Service, start-t.Arrival)
 		e.seq++
-		e.pending = append(e.pending, pendingEvent{at: ev.At + t.Service, kind: 0, seq: e.seq, w: w, taskID: t.ID})
+		e.pending = append(e.pending, pendingEvent{at: start + t.Service, kind: 0, seq: e.seq, w: w, taskID: t.ID})
+	case Signalled:
+		e.logf("worker %d signalled: wakes at %v", ev.Worker.ID, ev.At+e.wakeup)
+		e.seq++
+		e.pending = append(e.pending, pendingEvent{at: ev.At + e.wakeup, kind: 4, seq: e.seq, w: ev.Worker})
+	case HandOffMissed:
+		e.logf("worker %d woke to an empty queue: waits again", ev.Worker.ID)
 	case TimerArmed:
 		e.seq++
 		e.pending = append(e.pending, pendingEvent{at: ev.Worker.Deadline(), kind: 1, seq: e.seq, w: ev.Worker})
@@ -263,6 +279,10 @@ func (e *scriptEnv) do(cmd string) string {
 		}
 		if l, ok := args["limit"]; ok {
 			cfg.ThreadLimit = e.atoi(l)
+		}
+		e.wakeup = 0
+		if d, ok := args["wakeup"]; ok {
+			cfg.Wakeup, e.wakeup = true, e.dur(d)
 		}
 		p, err := New(e.now, cfg, e)
 		if err != nil {
@@ -400,6 +420,9 @@ func (e *scriptEnv) advance(target time.Duration) {
 			e.res.TimerFired(e.now, ev.id)
 		case 3:
 			e.res.WaitExpired(e.now, Borrower(ev.id))
+		case 4:
+			e.logf("worker %d awake", ev.w.ID)
+			e.pool.Woken(e.now, ev.w)
 		}
 		if e.pool != nil {
 			e.pool.CheckInvariants()
@@ -432,6 +455,9 @@ func (e *scriptEnv) dump() string {
 		}
 		if w.State() == IdleTimed {
 			fmt.Fprintf(&b, " deadline %v", w.Deadline())
+		}
+		if w.Signalled() {
+			b.WriteString(" (signalled)")
 		}
 		if leader != nil && w == leader {
 			b.WriteString(" (leader)")

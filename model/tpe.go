@@ -285,6 +285,7 @@ func (p *ThreadPoolExecutor) await(w *Worker, timed bool) bool {
 	if t, ok := p.dequeue(); ok {
 		w.timedOut = false
 		p.runTask(w, &t)
+		p.cascade()
 		return true
 	}
 	if timed && p.cfg.KeepAlive <= 0 {
@@ -310,6 +311,45 @@ func (p *ThreadPoolExecutor) unpark(w *Worker) {
 	}
 }
 
+// Woken: w, signalled by the queue (Config.Wakeup), is awake and
+// re-acquires the queue's lock (R112). If a task is still queued it takes
+// the head, and signals the next waiter if tasks remain (R114); if a
+// worker returning from a task took it first, w waits again at the tail
+// of the wait list with what is left of its timeout — or, none left, its
+// poll returns null (R113, R116). An interrupt that came while it woke is
+// seen now (R25). It returns false if w was not signalled.
+func (p *ThreadPoolExecutor) Woken(now time.Duration, w *Worker) bool {
+	if !w.signalled {
+		return false
+	}
+	p.now = now
+	w.signalled = false
+	p.signalled--
+	if t, ok := p.dequeue(); ok {
+		w.timedOut = false
+		w.interruptPending = false // runWorker clears it before the task
+		p.runTask(w, &t)
+		p.cascade()
+		return true
+	}
+	p.emit(Event{Kind: HandOffMissed, Worker: w})
+	switch {
+	case w.interruptPending:
+		w.interruptPending = false
+		p.self.interrupted()
+		w.timedOut = false
+		p.getTask(w)
+	case w.state == IdleTimed && w.deadline <= now:
+		w.timedOut = true // awaitNanos came back with no time left: poll returns null
+		p.getTask(w)
+	case w.state == IdleTimed:
+		p.parkUntil(w, true, w.deadline)
+	default:
+		p.parkUntil(w, false, 0)
+	}
+	return true
+}
+
 // KeepAliveExpired fires w's keepAlive timer: if w is still in the same
 // poll(keepAlive), the poll returns null and getTask re-evaluates with the
 // current worker count (R15c, R16). A stale timer — the wait ended or was
@@ -317,8 +357,8 @@ func (p *ThreadPoolExecutor) unpark(w *Worker) {
 // timer ends any timed wait, the leader's included, and the wait may go on
 // (R93).
 func (p *ThreadPoolExecutor) KeepAliveExpired(now time.Duration, w *Worker) bool {
-	if w.state != IdleTimed || w.deadline != now {
-		return false
+	if w.state != IdleTimed || w.deadline != now || w.signalled {
+		return false // a signalled waiter does not time out: the signal won (R116)
 	}
 	p.now = now
 	p.unpark(w)
@@ -395,7 +435,7 @@ func (p *ThreadPoolExecutor) tryTerminate() {
 // at the first worker of its HashSet; the model looks at the oldest worker.
 func (p *ThreadPoolExecutor) interruptIdleWorkers(onlyOne bool) {
 	if onlyOne {
-		if w := p.workers.head; w != nil && w.waiting {
+		if w := p.workers.head; w != nil && (w.waiting || w.signalled) {
 			p.interrupt(w)
 		}
 		return
@@ -403,6 +443,13 @@ func (p *ThreadPoolExecutor) interruptIdleWorkers(onlyOne bool) {
 	p.scratch = p.scratch[:0]
 	for w := p.waiters.head; w != nil; w = w.wnext {
 		p.scratch = append(p.scratch, w)
+	}
+	if p.signalled > 0 { // waking workers are idle too: tryLock succeeds on them
+		for w := p.workers.head; w != nil; w = w.next {
+			if w.signalled {
+				w.interruptPending = true
+			}
+		}
 	}
 	for i, w := range p.scratch {
 		p.scratch[i] = nil
@@ -414,6 +461,10 @@ func (p *ThreadPoolExecutor) interruptIdleWorkers(onlyOne bool) {
 }
 
 func (p *ThreadPoolExecutor) interrupt(w *Worker) {
+	if w.signalled {
+		w.interruptPending = true // it sees the interrupt once awake (Woken)
+		return
+	}
 	p.unpark(w)
 	p.self.interrupted()
 	w.timedOut = false

@@ -74,6 +74,10 @@ type Worker struct {
 	// timedOut is getTask's local "did the last poll() time out?" (R15d),
 	// kept across the worker's parks within one getTask call.
 	timedOut bool
+	// signalled: a condition queue signalled it and it is waking (off the
+	// wait list, still idle, Config.Wakeup); interruptPending: it was
+	// interrupted meanwhile (R113, R116).
+	signalled, interruptPending bool
 
 	// Scheduled flavor (scheduled.go): the ScheduledFutureTask it runs
 	// (its due time, sequence and period), and the DelayedWorkQueue call
@@ -120,6 +124,11 @@ func (w *Worker) Deadline() time.Duration { return w.deadline }
 
 // ParkedAt returns when the worker last entered the wait list.
 func (w *Worker) ParkedAt() time.Duration { return w.parkedAt }
+
+// Signalled reports whether the worker was signalled and is still waking
+// (Config.Wakeup): idle, off the wait list, due to re-acquire the queue's
+// lock.
+func (w *Worker) Signalled() bool { return w.signalled }
 
 // Slot is a small number, from 0, unique among the pool's live workers and
 // reused once a worker has exited (reported Exited): an event loop can
