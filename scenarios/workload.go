@@ -261,6 +261,7 @@ var (
 		"weibull":     {{"dist", "mean", "cv"}, {"mean", "cv"}},
 		"pareto":      {{"dist", "mean", "alpha"}, {"mean", "alpha"}},
 		"empirical":   {{"dist", "file", "column"}, {"file"}},
+		"quantiles":   {{"dist", "points"}, {"points"}},
 	}
 )
 
@@ -358,6 +359,7 @@ func (d *decoder) service(n *yaml.Node, path, dir string) (workloads.ServiceSpec
 			return
 		}},
 		{"column", func(n *yaml.Node, p string) (err error) { column, err = d.scalar(n, p, "a CSV column name"); return }},
+		{"points", func(n *yaml.Node, p string) (err error) { s.Points, err = d.quantilePoints(n, p); return }},
 	})
 	if err != nil {
 		return s, err
@@ -395,6 +397,40 @@ func (d *decoder) service(n *yaml.Node, path, dir string) (workloads.ServiceSpec
 		return s, err
 	}
 	return s, nil
+}
+
+// quantilePoints decodes a quantiles law's points: a list of
+// [quantile, duration] pairs.
+func (d *decoder) quantilePoints(n *yaml.Node, path string) ([]workloads.QuantilePoint, error) {
+	const allowed = "a list of [quantile, duration] pairs from [0, MIN] to [1, MAX], e.g. [[0, 5us], [0.5, 30us], [1, 3ms]]"
+	items, err := d.sequence(n, path, allowed)
+	if err != nil {
+		return nil, err
+	}
+	var out []workloads.QuantilePoint
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		pair, err := d.sequence(it, p, allowed)
+		if err != nil {
+			return nil, err
+		}
+		if len(pair) != 2 {
+			return nil, d.errAt(it, p, fmt.Sprintf("want [quantile, duration], got %d items", len(pair)), allowed)
+		}
+		q, err := d.float(pair[0], p+"[0]", "a quantile in [0, 1]")
+		if err != nil {
+			return nil, err
+		}
+		if !(q >= 0 && q <= 1) {
+			return nil, d.errAt(pair[0], p+"[0]", fmt.Sprintf("must be in [0, 1], got %v", q), "a quantile")
+		}
+		v, err := d.nonNegativeDuration(pair[1], p+"[1]", "a duration >= 0")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, workloads.QuantilePoint{Q: q, Value: v})
+	}
+	return out, nil
 }
 
 // priority decodes a task priority range, min <= max.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -14,7 +15,7 @@ import (
 // dimensionless shape parameters are floats. Which fields apply depends on
 // Dist (see DistNames and the README).
 type ServiceSpec struct {
-	Dist  string        // constant | exponential | uniform | lognormal | gamma | pareto | weibull | empirical
+	Dist  string        // constant | exponential | uniform | lognormal | gamma | pareto | weibull | empirical | quantiles
 	Mean  time.Duration // constant (its value), exponential, lognormal, gamma, pareto, weibull
 	CV    float64       // lognormal, gamma, weibull: coefficient of variation (stddev / mean)
 	Min   time.Duration // uniform
@@ -23,11 +24,13 @@ type ServiceSpec struct {
 	// Samples are the empirical distribution's values in seconds, already
 	// read from their CSV column by the scenario loader.
 	Samples []float64
+	// Points are a quantiles law's points (quantile, value), from 0 to 1.
+	Points []QuantilePoint
 }
 
 // DistNames lists the service distributions by scenario name.
 func DistNames() []string {
-	return []string{"constant", "exponential", "uniform", "lognormal", "gamma", "pareto", "weibull", "empirical"}
+	return []string{"constant", "exponential", "uniform", "lognormal", "gamma", "pareto", "weibull", "empirical", "quantiles"}
 }
 
 // Distribution draws service times.
@@ -144,8 +147,10 @@ func NewDistribution(spec ServiceSpec, src rand.Source) (Distribution, error) {
 			return nil, &ParamError{"file", "no samples", "a CSV column of service times in seconds"}
 		}
 		return newEmpirical(spec.Samples, src)
+	case "quantiles":
+		return newQuantiles(spec.Points, src)
 	}
-	return nil, &ParamError{"dist", fmt.Sprintf("unknown distribution %q", spec.Dist), "one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical"}
+	return nil, &ParamError{"dist", fmt.Sprintf("unknown distribution %q", spec.Dist), "one of " + strings.Join(DistNames(), ", ")}
 }
 
 // weibullShape finds the shape k whose coefficient of variation is cv, by
