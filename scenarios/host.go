@@ -29,6 +29,9 @@ type Host struct {
 	// StackSize is the stack each live thread reserves (-Xss), for
 	// peak_reserved_stack_bytes.
 	StackSize int64
+	// Wakeup is the hand-off timing of a real machine (nil: the ideal,
+	// zero-latency model).
+	Wakeup *Wakeup
 }
 
 // DefaultStackSize is HotSpot's default thread stack on Linux x86-64 and
@@ -41,6 +44,7 @@ const MaxCPUs = 1 << 20
 // host decodes the host block.
 func (d *decoder) host(n *yaml.Node, path string, h *Host) error {
 	return d.mapping(n, path, []field{
+		{"wakeup", func(n *yaml.Node, p string) (err error) { h.Wakeup, err = d.wakeup(n, p, ""); return }},
 		{"cpus", func(n *yaml.Node, p string) error {
 			v, err := d.integer(n, p, "a number of processors >= 1")
 			if err == nil && (v < 1 || v > MaxCPUs) {

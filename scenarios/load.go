@@ -17,6 +17,7 @@ import (
 
 	"github.com/poolsim/poolsim/internal/inputerr"
 	"github.com/poolsim/poolsim/internal/textlimit"
+	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/workloads"
 )
 
@@ -255,6 +256,10 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 	}
 	if err := d.checkClient(root, sc); err != nil {
 		return err
+	}
+	if f := sc.Pool.Config.Flavor; sc.Host.Wakeup != nil && (f == model.Jetty || f == model.Scheduled) {
+		return d.errAt(child(child(root, "host"), "wakeup"), "host.wakeup", fmt.Sprintf("a wake-up latency is not modelled for %s's queue", f),
+			"§12 covers the JDK's and Tomcat's queues: leave host.wakeup out for this pool")
 	}
 	return d.checkEvents(root, sc)
 }

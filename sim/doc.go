@@ -29,20 +29,23 @@
 //     pieces or of its thread's start, on a host model),
 //  2. cpu: the ends of CPU pieces on a host with a CPU limit,
 //  3. keepAlive: timed-wait timers (in the order the waits began),
-//  4. resource: a resource's own timers (a HikariCP house-keeper's run, a
+//  4. wake: a signalled worker awake, with a host wake-up latency
+//     (host.wakeup; after the timers, so a timeout and a wake-up at the
+//     same instant see the timeout first: the signal has already won),
+//  5. resource: a resource's own timers (a HikariCP house-keeper's run, a
 //     connection's creation ending, its maxLifetime), then the deadlines
 //     of borrowers waiting for a unit (so a connection returned or opened
 //     at the very instant of a waiter's deadline reaches the waiter),
-//  5. arrival: the workload's next submission,
-//  6. client: a caller's timeout ending, then a retry or a closed-loop
+//  6. arrival: the workload's next submission,
+//  7. client: a caller's timeout ending, then a retry or a closed-loop
 //     user's next request (so an answer at the very instant of a caller's
 //     deadline reaches the caller, and a retry follows the arrivals),
-//  7. periodic: the schedule calls of periodic jobs,
-//  8. cancel: the cancels of their futures (so a cancel at the very time
+//  8. periodic: the schedule calls of periodic jobs,
+//  9. cancel: the cancels of their futures (so a cancel at the very time
 //     of its schedule call comes just after it),
-//  9. runtime: runtime events (setters, shutdown),
-//  10. snapshot: snapshots,
-//  11. sample: timeline samples.
+//  10. runtime: runtime events (setters, shutdown),
+//  11. snapshot: snapshots,
+//  12. sample: timeline samples.
 //
 // So when an arrival and a keepAlive expiry fall on the same nanosecond,
 // the worker times out first (and may exit) and the arrival sees the pool

@@ -110,6 +110,8 @@ type Engine struct {
 	// cl holds the callers' requests (client.go; nil: no workload.client
 	// or users).
 	cl *clientState
+	// wk is the host's hand-off timing (wakeup.go; nil: the ideal model).
+	wk *wakeState
 }
 
 // workerState is what the engine keeps per live worker, beside the model.
@@ -207,6 +209,12 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	}
 	cfg := sc.Pool.Config
 	cfg.ThreadLimit = e.lim.MaxThreads
+	if sc.Host.Wakeup != nil {
+		if e.wk, err = newWake(sc); err != nil {
+			return fail("host", err)
+		}
+		cfg.Wakeup, e.hostTasks = true, true
+	}
 	pool, err := model.New(0, cfg, (*listener)(e))
 	if err != nil {
 		return fail("pool", err)
@@ -319,6 +327,9 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 		e.interrupted = true
 		return false, e.finish()
 	}
+	if e.wk != nil && e.wk.every != nil && e.paused(ev) {
+		return true, nil // it happens when the pause ends
+	}
 	e.rec.advance(ev.at)
 	e.now = ev.at
 	switch ev.phase { // the two phases of every task, then the rest
@@ -385,6 +396,8 @@ func (e *Engine) fire(ev event) error {
 		e.fireClient()
 	case phaseKeepAlive:
 		e.fireKeepAlive(ev)
+	case phaseWake:
+		e.pool.Woken(ev.at, ev.w)
 	case phasePeriodic:
 		e.schedulePeriodic()
 	case phaseCancel:

@@ -15,6 +15,7 @@ const (
 	phaseCompletion phase = iota // a task's end (or the end of a blocking piece or of a thread start, host.go): in the heap
 	phaseCPU                     // the end of a CPU piece on a host with a CPU limit (host.go): in the heap
 	phaseKeepAlive               // a timed wait's timer (in the order the waits began): in the heap
+	phaseWake                    // a signalled worker awake (host.wakeup, wakeup.go): in the heap
 	phaseResource                // a resource's timer, then a resource wait's deadline (resources.go)
 	phaseArrival                 // the workload's next submission
 	phaseClient                  // a caller's patience ending, then a retry or a user's next request (client.go)
@@ -32,7 +33,7 @@ const (
 	heapPhases = phaseResource
 )
 
-var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "resource", "arrival", "client", "periodic", "cancel", "runtime", "snapshot", "sample"}
+var phaseNames = [numPhases]string{"completion", "cpu", "keepAlive", "wake", "resource", "arrival", "client", "periodic", "cancel", "runtime", "snapshot", "sample"}
 
 func (p phase) String() string { return phaseNames[p] }
 
@@ -70,7 +71,7 @@ func (e *Engine) nextEvent() (event, bool) {
 	}
 	ev := event{at: at, phase: ph}
 	switch ph {
-	case phaseCompletion, phaseCPU, phaseKeepAlive:
+	case phaseCompletion, phaseCPU, phaseKeepAlive, phaseWake:
 		ev.w = e.h.pop().w
 	case phaseArrival:
 		e.due[ph] = never // submit draws the next one

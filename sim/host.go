@@ -186,7 +186,7 @@ func (e *Engine) hostStart(now time.Duration, w *model.Worker, t *model.Task) ti
 	if e.cpu != nil && t.CPU > 0 {
 		e.startJob(now, start, w, t)
 	} else {
-		e.h.push(start+t.Service, phaseCompletion, w)
+		e.h.push(start+t.Service+e.overrun(), phaseCompletion, w)
 	}
 	return start
 }

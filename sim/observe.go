@@ -19,6 +19,9 @@ func (l *listener) Observe(ev *model.Event) {
 	e := (*Engine)(l)
 	switch ev.Kind {
 	case model.Started:
+		if ev.Handoff && e.wk != nil {
+			e.handedOff(ev.At, ev.Worker)
+		}
 		if e.hostTasks || ev.Task.Periodic != 0 || ev.Task.Program != 0 {
 			e.taskStarted(ev.At, ev.Worker, ev.Task)
 			break
@@ -40,6 +43,13 @@ func (l *listener) Observe(ev *model.Event) {
 		}
 	case model.Rejected:
 		e.rejected(ev.At, ev.Task)
+		if e.wk != nil {
+			e.rejectedWhileIdle(ev.At)
+		}
+	case model.Signalled:
+		e.signalled(ev.At, ev.Worker)
+	case model.HandOffMissed:
+		e.wk.missed++
 	case model.CallerRan:
 		e.callerRan(ev.At, ev.Task)
 	case model.Lost:

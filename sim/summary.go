@@ -150,6 +150,10 @@ type Summary struct {
 	// absent when callers wait for every answer and never retry.
 	Client *ClientSummary `json:"client,omitempty"`
 
+	// Wakeup is what the host's hand-off timing did (host.wakeup): absent
+	// with the ideal, zero-latency model.
+	Wakeup *WakeupSummary `json:"wakeup,omitempty"`
+
 	RunState     string `json:"run_state"`
 	ShutdownAt   Stat   `json:"shutdown_at_s"`
 	TerminatedAt Stat   `json:"terminated_at_s"`
@@ -376,6 +380,9 @@ func (e *Engine) summarizeLoad(s *Summary, st steady) {
 	}
 	if e.cl != nil {
 		s.Client = e.clientSummary(st)
+	}
+	if e.wk != nil {
+		s.Wakeup = e.wakeupSummary()
 	}
 }
 

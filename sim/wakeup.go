@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/workloads"
+)
+
+// The host's hand-off timing (host.wakeup, scenarios.Wakeup, spec §12).
+// The model, with Config.Wakeup, reports a condition queue's signalled
+// waiter (Signalled) and a SynchronousQueue's matched worker (Started with
+// Handoff); the engine draws each one's wake-up latency L from the
+// "wakeup" stream and calls Woken L later (phase wake), or starts the
+// matched worker's task L later (workerState.ready, the path a starting
+// thread's first task takes). Every task's end is noticed late by an
+// overrun drawn from "overrun". Stop-the-world pauses, drawn from
+// "pause-every" and "pause-length", hold back the arrivals, the task ends
+// and the wake-ups that fall inside them until they end, when they happen
+// together in their phase order; timers (keepAlive, a resource's, a
+// caller's) and samples keep their times, a simplification a pause of tens
+// of milliseconds against timeouts of seconds hardly shows.
+
+// wakeState is the hand-off timing of one run.
+type wakeState struct {
+	spec    scenarios.Wakeup
+	latency workloads.Distribution
+	overrun workloads.Distribution // nil: none
+	// every and length draw the pauses (nil: none); the current or next
+	// pause is [pauseAt, pauseEnd).
+	every, length     workloads.Distribution
+	pauseAt, pauseEnd time.Duration
+
+	// Counts over the run.
+	signals, missed, handoffs, idleRejections int64
+	pauses                                    int64
+	paused                                    time.Duration
+}
+
+func newWake(sc *scenarios.Scenario) (*wakeState, error) {
+	spec := *sc.Host.Wakeup
+	w := &wakeState{spec: spec}
+	var err error
+	if w.latency, err = workloads.NewDistribution(spec.Latency, workloads.NewStream(sc.Seed, "wakeup")); err != nil {
+		return nil, prefix(err, "wakeup.latency.")
+	}
+	if spec.Overrun != nil {
+		if w.overrun, err = workloads.NewDistribution(*spec.Overrun, workloads.NewStream(sc.Seed, "overrun")); err != nil {
+			return nil, prefix(err, "wakeup.overrun.")
+		}
+	}
+	if p := spec.Pauses; p != nil {
+		if w.every, err = workloads.NewDistribution(p.Every, workloads.NewStream(sc.Seed, "pause-every")); err != nil {
+			return nil, prefix(err, "wakeup.pauses.every.")
+		}
+		if w.length, err = workloads.NewDistribution(p.Duration, workloads.NewStream(sc.Seed, "pause-length")); err != nil {
+			return nil, prefix(err, "wakeup.pauses.duration.")
+		}
+		w.pauseAt = w.every.Sample()
+		w.pauseEnd = w.pauseAt + w.length.Sample()
+	}
+	return w, nil
+}
+
+// pausedUntil moves the pauses on to t and returns when the pause that
+// covers t ends (0: none covers it). Pauses that have passed are counted.
+func (w *wakeState) pausedUntil(t time.Duration) time.Duration {
+	for w.pauseEnd <= t {
+		w.pauses++
+		w.paused += w.pauseEnd - w.pauseAt
+		w.pauseAt = w.pauseEnd + w.every.Sample()
+		w.pauseEnd = w.pauseAt + w.length.Sample()
+	}
+	if t >= w.pauseAt {
+		return w.pauseEnd
+	}
+	return 0
+}
+
+// paused holds back ev if a pause covers it: the arrival, task end or
+// wake-up happens when the pause ends. It reports whether it did.
+func (e *Engine) paused(ev event) bool {
+	switch ev.phase {
+	case phaseCompletion, phaseWake, phaseArrival:
+	default:
+		return false
+	}
+	end := e.wk.pausedUntil(ev.at)
+	if end == 0 {
+		return false
+	}
+	if ev.phase == phaseArrival {
+		e.due[phaseArrival] = end // the same arrival, submitted at the end
+	} else {
+		e.h.push(end, ev.phase, ev.w)
+	}
+	return true
+}
+
+// handedOff: the model matched w, parked in a SynchronousQueue, with a
+// task at now; w runs it once awake.
+func (e *Engine) handedOff(now time.Duration, w *model.Worker) {
+	e.wk.handoffs++
+	e.ws[w.Slot()].ready = now + e.wk.latency.Sample()
+}
+
+// signalled: the queue signalled w at now; it acts once awake.
+func (e *Engine) signalled(now time.Duration, w *model.Worker) {
+	e.wk.signals++
+	e.h.push(now+e.wk.latency.Sample(), phaseWake, w)
+}
+
+// overrun is how late the end of a task starting now is noticed.
+func (e *Engine) overrun() time.Duration {
+	if e.wk == nil || e.wk.overrun == nil {
+		return 0
+	}
+	return e.wk.overrun.Sample()
+}
+
+// rejectedWhileIdle counts a rejection at now while some worker was not
+// running a task body: parked, signalled and waking, or matched and not
+// yet awake — what ThreadPoolExecutor.getActiveCount() would show as idle
+// at that instant (R119).
+func (e *Engine) rejectedWhileIdle(now time.Duration) {
+	if e.pool.RunState() >= model.PoolShutdown {
+		return
+	}
+	idle := e.pool.Count(model.IdleTimed)+e.pool.Count(model.IdleUntimed) > 0
+	if !idle {
+		e.pool.Workers(func(w *model.Worker) {
+			if w.State() == model.Running && e.ws[w.Slot()].ready > now {
+				idle = true
+			}
+		})
+	}
+	if idle {
+		e.wk.idleRejections++
+	}
+}
+
+// WakeupSummary is what the hand-off timing did (summary.json "wakeup",
+// present with host.wakeup).
+type WakeupSummary struct {
+	// Latency and Overrun describe the laws (Calibrated: the project's
+	// measured ones), with their means.
+	Calibrated  bool   `json:"calibrated"`
+	Latency     string `json:"latency"`
+	LatencyMean Stat   `json:"latency_mean_s"`
+	Overrun     string `json:"overrun,omitempty"`
+	OverrunMean Stat   `json:"overrun_mean_s"`
+	// Signals are condition-queue wake-ups; Missed those whose worker woke
+	// to an empty queue (a returning worker took the task, R113); Handoffs
+	// SynchronousQueue matches started late (R119).
+	Signals  int64 `json:"signals"`
+	Missed   int64 `json:"handoffs_missed"`
+	Handoffs int64 `json:"sync_handoffs"`
+	// IdleRejections were rejections while some worker was not running a
+	// task (parked, waking, or matched and not yet awake).
+	IdleRejections int64 `json:"rejected_while_idle"`
+	// Pauses: stop-the-world pauses that began in the run, and their total.
+	Pauses int64 `json:"pauses"`
+	Paused Stat  `json:"paused_s"`
+}
+
+func (e *Engine) wakeupSummary() *WakeupSummary {
+	w := e.wk
+	s := &WakeupSummary{Calibrated: w.spec.Calibrated, Latency: w.latency.String(), LatencyMean: Stat(w.latency.Mean()),
+		OverrunMean: Stat(math.NaN()), Signals: w.signals, Missed: w.missed, Handoffs: w.handoffs,
+		IdleRejections: w.idleRejections, Paused: Stat(math.NaN())}
+	if w.overrun != nil {
+		s.Overrun, s.OverrunMean = w.overrun.String(), Stat(w.overrun.Mean())
+	}
+	if w.every != nil {
+		w.pausedUntil(e.now) // count the pauses up to the end
+		n, d := w.pauses, w.paused
+		if w.pauseAt < e.now { // one under way at the end
+			n++
+			d += e.now - w.pauseAt
+		}
+		s.Pauses, s.Paused = n, Stat(d.Seconds())
+	}
+	return s
+}
