@@ -55,6 +55,7 @@ public final class Harness {
         String path = null;
         boolean check = false;
         boolean checkMany = false;
+        boolean handoff = false;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--name") && i + 1 < args.length) {
                 name = args[++i];
@@ -62,6 +63,8 @@ public final class Harness {
                 check = true;
             } else if (args[i].equals("--check-many")) {
                 checkMany = true;
+            } else if (args[i].equals("--handoff")) {
+                handoff = true;
             } else if (path == null && !args[i].startsWith("--")) {
                 path = args[i];
             } else {
@@ -87,6 +90,21 @@ public final class Harness {
         if (checkMany) {
             System.exit(checkMany(name, lines));
             return;
+        }
+        if (handoff) {
+            int rc;
+            try {
+                rc = new HandOffRun(lines).run();
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                rc = 2;
+            } catch (Throwable x) {
+                System.err.println("harness: " + x);
+                x.printStackTrace();
+                rc = 1;
+            }
+            System.out.flush();
+            System.exit(rc);
         }
         Script script;
         try {

@@ -1,13 +1,16 @@
 // HandOff measures the timing of a thread pool's hand-off on this machine,
 // to calibrate host.wakeup (spec §12, R124):
 //
-//   java scenarios/examples/calibration/HandOff.java [samples] [rounds]
+//   java scenarios/examples/calibration/HandOff.java [samples] [rounds] [workers]
 //
-//   latency   execute() on a pool whose only worker is parked in
-//             LinkedBlockingQueue.take(), to the first line of the task: the
-//             wake-up latency L of a signalled thread (R111, R112). The
-//             submitter sleeps a random 2-6 ms between tasks, so the worker
-//             is always parked.
+//   latency   execute() on a fixed pool of `workers` (default 100) threads
+//             parked in LinkedBlockingQueue.take(), to the first line of the
+//             task: the wake-up latency L of a signalled thread (R111, R112).
+//             The submitter sleeps a random 2-6 ms between tasks, so every
+//             worker is parked, and the FIFO hand-off (R47) wakes each one
+//             after it has slept `workers` tasks long: a thread parked that
+//             long wakes more slowly than one parked a moment ago (its
+//             caches are cold), as in an idle pool's plateau.
 //   overrun   a task that sleeps 1 ms (Thread.sleep, a parkNanos loop) ends
 //             this much late: what a blocking task's end costs on top of its
 //             time, measured inside the task.
@@ -64,11 +67,12 @@ public class HandOff {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        int workers = args.length > 2 ? Integer.parseInt(args[2]) : 100;
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(workers, workers, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
         pool.prestartAllCoreThreads();
         Random random = new Random(1);
         double[] lat = new double[n * rounds], over = new double[n * rounds];
-        for (int w = 0; w < 200; w++) { // warm-up: JIT
+        for (int w = 0; w < 2 * workers + 200; w++) { // warm-up: JIT, and every worker has run
             CountDownLatch done = new CountDownLatch(1);
             pool.execute(done::countDown);
             done.await();
@@ -93,8 +97,8 @@ public class HandOff {
             done.await();
         }
         pool.shutdown();
-        System.out.printf(Locale.ROOT, "# %d samples, load average %s before and %s after; java %s%n",
-            n * rounds, loadBefore, load(), System.getProperty("java.version"));
+        System.out.printf(Locale.ROOT, "# %d samples, %d parked workers, load average %s before and %s after; java %s%n",
+            n * rounds, workers, loadBefore, load(), System.getProperty("java.version"));
         System.out.println("# quantiles: " + Arrays.toString(QS));
         System.out.println("host:");
         System.out.println("  wakeup:");
