@@ -83,7 +83,7 @@ type HandOffOutcome struct {
 
 // HandOffSample is the pool at T.
 type HandOffSample struct {
-	T                               time.Duration
+	T                                time.Duration
 	PoolSize, Active, Queue, Largest int
 }
 

@@ -3,9 +3,9 @@ package conformance
 import (
 	"context"
 	"math"
-	"slices"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -95,7 +95,7 @@ func TestHandOffExplore(t *testing.T) {
 	ctx := context.Background()
 	for _, rate := range []float64{100, 400} {
 		s := HandOffScript{
-			Pool:        Pool{Kind: KindTomcat, Core: 10, Max: 300, KeepAliveMs: 2000, },
+			Pool:        Pool{Kind: KindTomcat, Core: 10, Max: 300, KeepAliveMs: 2000},
 			Tasks:       burstThenPoisson(300, 500*time.Millisecond, rate, 2*time.Millisecond, time.Second, 21*time.Second, 7),
 			SampleEvery: 250 * time.Millisecond, End: 21 * time.Second,
 		}
