@@ -49,6 +49,9 @@ func (s HandOffScript) String() string {
 	if p.Capacity > 0 && p.Capacity != Unbounded {
 		fmt.Fprintf(&b, " capacity=%d", p.Capacity)
 	}
+	if p.AllowCoreThreadTimeOut {
+		b.WriteString(" allowCoreThreadTimeOut=true")
+	}
 	fmt.Fprintf(&b, "\nsample everyMs=%d\nend atMs=%d\n", s.SampleEvery.Milliseconds(), s.End.Milliseconds())
 	for _, t := range s.Tasks {
 		fmt.Fprintf(&b, "a %d %d\n", t.At.Microseconds(), t.Service.Microseconds())

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,17 @@ func (r *HandOffResult) barged(from time.Duration) float64 {
 		last[t.Worker] = t.End
 	}
 	return float64(b) / float64(max(n, 1))
+}
+
+func TestHandOffExploreJDK(t *testing.T) {
+	if os.Getenv("POOLSIM_HANDOFF_EXPLORE") == "" {
+		t.Skip("exploration: POOLSIM_HANDOFF_EXPLORE=1")
+	}
+	for _, c := range handOffCases() {
+		if strings.HasPrefix(c.name, "jdk") {
+			t.Run(c.name, func(t *testing.T) { runHandOffCase(t, c) })
+		}
+	}
 }
 
 func TestHandOffExplore(t *testing.T) {

@@ -42,6 +42,9 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 		fmt.Fprintf(w, "  costs     Thread.start() %v each: %s in all, %s of it on the submitter; peak reserved stack %s (%d × %s); the last task ended at %s\n",
 			sc.Host.ThreadStart, secs(s.ThreadStart), secs(s.ThreadStartSubmitter), mib(s.PeakReservedStack), s.LargestPoolSize, mib(sc.Host.StackSize), secs(s.LastTaskEnd))
 	}
+	if wk := s.Wakeup; wk != nil {
+		writeWakeup(w, wk)
+	}
 	from := "whole run"
 	if sc.Warmup > 0 {
 		from = fmt.Sprintf("after warmup %v", sc.Warmup)
@@ -87,6 +90,24 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 	}
 	fmt.Fprintf(w, "  wrote     %s/{%s}\n", dir, strings.Join(written, ","))
 	return ew.err
+}
+
+// writeWakeup writes the hand-off timing's line (host.wakeup).
+func writeWakeup(w io.Writer, k *sim.WakeupSummary) {
+	how := "given"
+	if k.Calibrated {
+		how = "calibrated"
+	}
+	fmt.Fprintf(w, "  wake-up   latency mean %s (%s)", secs(k.LatencyMean), how)
+	if k.Overrun != "" {
+		fmt.Fprintf(w, ", task overrun mean %s", secs(k.OverrunMean))
+	}
+	fmt.Fprintf(w, ": %d signals, %d hand-offs missed (a returning worker took the task first), %d SynchronousQueue hand-offs, %d rejections while a worker was idle",
+		k.Signals, k.Missed, k.Handoffs, k.IdleRejections)
+	if k.Pauses > 0 {
+		fmt.Fprintf(w, "; %d pauses, %s in all", k.Pauses, secs(k.Paused))
+	}
+	fmt.Fprintln(w)
 }
 
 // writeClient writes the callers' lines: what became of their requests,

@@ -22,7 +22,7 @@ import org.apache.tomcat.util.threads.TaskQueue;
  * (spec §12): {@code Harness --handoff -}. The input:
  *
  * <pre>
- * handoff kind=jdk|tomcat core=10 max=300 keepAliveMs=1000 queue=linked|synchronous [fair=true] [capacity=N]
+ * handoff kind=jdk|tomcat core=10 max=300 keepAliveMs=1000 queue=linked|synchronous [fair=true] [capacity=N] [allowCoreThreadTimeOut=true]
  * sample everyMs=250
  * end atMs=12000
  * a AT_US SERVICE_US          # one line per task, in time order
@@ -47,7 +47,7 @@ final class HandOffRun {
     private String kind = "jdk", queue = "linked";
     private int core, max, capacity = Integer.MAX_VALUE;
     private long keepAliveMs = 60_000, sampleMs = 250, endMs;
-    private boolean fair;
+    private boolean fair, acto;
     private long[] at, service;
 
     HandOffRun(List<String> lines) {
@@ -83,6 +83,7 @@ final class HandOffRun {
                     case "handoff.queue": queue = kv[1]; break;
                     case "handoff.fair": fair = Boolean.parseBoolean(kv[1]); break;
                     case "handoff.capacity": capacity = Integer.parseInt(kv[1]); break;
+                    case "handoff.allowCoreThreadTimeOut": acto = Boolean.parseBoolean(kv[1]); break;
                     case "sample.everyMs": sampleMs = Long.parseLong(kv[1]); break;
                     case "end.atMs": endMs = Long.parseLong(kv[1]); break;
                     default: throw bad(i + 1, "unknown key " + f[0] + " " + kv[0]);
@@ -127,10 +128,12 @@ final class HandOffRun {
             tomcat = new org.apache.tomcat.util.threads.ThreadPoolExecutor(core, max, keepAliveMs, TimeUnit.MILLISECONDS, q,
                 factory("tomcat-exec-"));
             q.setParent(tomcat);
+            tomcat.allowCoreThreadTimeOut(acto);
             return;
         }
         BlockingQueue<Runnable> q = queue.equals("synchronous") ? new SynchronousQueue<>(fair) : new LinkedBlockingQueue<>(capacity);
         jdk = new ThreadPoolExecutor(core, max, keepAliveMs, TimeUnit.MILLISECONDS, q, factory("pool-1-thread-"));
+        jdk.allowCoreThreadTimeOut(acto);
     }
 
     private int poolSize() { return jdk != null ? jdk.getPoolSize() : tomcat.getPoolSize(); }
