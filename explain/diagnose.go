@@ -43,6 +43,12 @@ type DiagnoseOptions struct {
 	// Replications per candidate rate for random arrivals (default 8).
 	Replications int
 	Seed         uint64
+	// Wakeup is the hand-off timing the candidates are simulated with: nil
+	// for the ideal zero-latency model, or scenarios.CalibratedWakeup()
+	// (the command line's default), under which a real pool's plateau is
+	// lower at a given rate (spec §12). It is not applied to a Jetty or a
+	// scheduled pool, whose queues have no modelled latency.
+	Wakeup *scenarios.Wakeup
 }
 
 // RateRange is the range of request rates consistent with the observation
@@ -89,6 +95,9 @@ func Diagnose(ctx context.Context, pool scenarios.Pool, obs Observation, opt Dia
 	}
 	if obs.Total <= 0 {
 		return nil, fmt.Errorf("explain: diagnose: the observation has no workers")
+	}
+	if opt.Wakeup != nil && !opt.Wakeup.Calibrated {
+		return nil, fmt.Errorf("explain: diagnose: DiagnoseOptions.Wakeup: only scenarios.CalibratedWakeup() (or nil) is supported")
 	}
 	if opt.Since <= 0 {
 		opt.Since = time.Hour
@@ -175,6 +184,7 @@ func (d *Diagnosis) scenario(process string, rate float64, seed uint64) *scenari
 		sample = time.Millisecond
 	}
 	return &scenarios.Scenario{
+		Host:        scenarios.Host{Wakeup: d.wakeup()},
 		Name:        "diagnose",
 		Description: fmt.Sprintf("%s traffic at %.4g/s, %v after a peak of %d workers", trafficName(process), rate, d.Opt.Since, d.Opt.Peak),
 		Seed:        seed,
@@ -189,6 +199,15 @@ func (d *Diagnosis) scenario(process string, rate float64, seed uint64) *scenari
 		WorkloadForm: "phases",
 		Text:         diagnoseText(d, process, rate),
 	}
+}
+
+// wakeup is the hand-off timing the candidates are simulated with (see
+// DiagnoseOptions.Wakeup).
+func (d *Diagnosis) wakeup() *scenarios.Wakeup {
+	if f := d.Pool.Config.Flavor; f == model.Jetty || f == model.Scheduled {
+		return nil
+	}
+	return d.Opt.Wakeup
 }
 
 // diagnoseText is the YAML of a diagnosis experiment, so that explain's
@@ -206,13 +225,13 @@ func diagnoseText(d *Diagnosis, process string, rate float64) []byte {
 description: %s traffic at %.6g/s, %v after a peak of %d workers
 duration: %v
 warmup: %v
-sample: %v
+sample: %v%s
 pool: %s
 workload:
   phases:
     - {duration: %v, arrivals: {process: burst, count: %d}, service: {dist: constant, value: 5ms}}
     - {arrivals: {process: %s, rate: %.6g}, service: {dist: %s: %v}}
-`, trafficName(process), rate, d.Opt.Since, d.Opt.Peak, growPhase+d.Opt.Since, growPhase+d.Opt.Since/2, sample,
+`, trafficName(process), rate, d.Opt.Since, d.Opt.Peak, growPhase+d.Opt.Since, growPhase+d.Opt.Since/2, sample, hostYAML(d.wakeup()),
 		poolYAML(d.Pool), growPhase, growBurst(d.Pool.Config, d.Opt.Peak), process, rate, dist, d.Opt.Service))
 }
 
@@ -401,8 +420,14 @@ func (d *Diagnosis) Text() string {
 	}
 	b.WriteString(".\n")
 	fmt.Fprintf(&b, "Pool: %s, core %d, max %s, keepAlive %v, %v hand-off.\n", d.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.HandOff())
-	b.WriteString(wrap(fmt.Sprintf("Assumed: the pool peaked at %d workers (--peak), then saw steady traffic for %v (--since), tasks of about %v (--service). Each candidate rate was simulated from that state; the observation fits a rate when it lies within two standard deviations (over %d seeds) of the simulated pool size, plus half a worker.",
-		d.Opt.Peak, d.Opt.Since, d.Opt.Service, d.Opt.Replications), 100, ""))
+	timing := "a zero-latency hand-off (R47; --wakeup calibrated for a real machine's)"
+	if w := d.wakeup(); w != nil {
+		dist, _ := workloads.NewDistribution(w.Latency, workloads.NewStream(0, "text"))
+		timing = fmt.Sprintf("the hand-off timing measured on a real machine (--wakeup: a wake-up latency of %v on average, p50 %v; R111–R124)",
+			time.Duration(dist.Mean()*1e9).Round(time.Microsecond), median(w.Latency))
+	}
+	b.WriteString(wrap(fmt.Sprintf("Assumed: the pool peaked at %d workers (--peak), then saw steady traffic for %v (--since), tasks of about %v (--service), %s. Each candidate rate was simulated from that state; the observation fits a rate when it lies within two standard deviations (over %d seeds) of the simulated pool size, plus half a worker.",
+		d.Opt.Peak, d.Opt.Since, d.Opt.Service, timing, d.Opt.Replications), 100, ""))
 	b.WriteString("\nRequest rates consistent with the observation:\n")
 	for _, rr := range []RateRange{d.Periodic, d.Poisson} {
 		label := map[string]string{"constant": "periodic traffic (health checks, probes)", "poisson": "random (Poisson) traffic"}[rr.Process]
@@ -499,4 +524,23 @@ func rateText(r float64) string {
 		return fmt.Sprintf("%.3g", r)
 	}
 	return trim(fmt.Sprintf("%.3f", r))
+}
+
+// hostYAML is the host block of a diagnosis experiment: the calibrated
+// hand-off timing, or nothing.
+func hostYAML(w *scenarios.Wakeup) string {
+	if w == nil {
+		return ""
+	}
+	return "\nhost: {wakeup: calibrated}"
+}
+
+// median is the 0.5 point of a quantiles law (0 if it has none).
+func median(s workloads.ServiceSpec) time.Duration {
+	for _, p := range s.Points {
+		if p.Q == 0.5 {
+			return p.Value
+		}
+	}
+	return 0
 }

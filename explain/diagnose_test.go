@@ -3,6 +3,7 @@ package explain
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,3 +145,96 @@ func TestDiagnoseRealTomcat(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestDiagnoseRealTomcatPoisson (issue 12): Tomcat 10.1's real pool after a
+// burst to 300 threads, under Poisson traffic of 60 requests/s of 2 ms
+// (keepAlive 2 s), dumped with jstack 20, 23 and 26 s later. Each dump,
+// diagnosed with the calibrated hand-off timing, must give a Poisson band
+// that holds the true rate. The bands' centres are logged with the
+// zero-latency model's: here the two differ by 2–3 % of the rate, less
+// than a dump's own noise (the real pool's size differs by a few workers
+// from run to run, 3 % of the rate), so the centre is reported, not gated:
+// in four runs it averaged +3.8, −1.4, +3.5 and +4.5 % from the true rate
+// with the calibrated timing.
+func TestDiagnoseRealTomcatPoisson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real pool for half a minute")
+	}
+	conformance.Require(t)
+	jstack, err := exec.LookPath("jstack")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("jstack is not on PATH; CI must install a JDK")
+		}
+		t.Skip("jstack is not on PATH")
+	}
+	dir := t.TempDir()
+	cp := strings.Join(conformance.DefaultJars, ":")
+	src, _ := filepath.Abs("testdata/java/DiagnoseTarget.java")
+	if out, err := exec.Command("javac", "-d", dir, "-cp", cp, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const rate = 60.0
+	cmd := exec.CommandContext(ctx, "java", "-cp", dir+":"+cp, "DiagnoseTarget",
+		"10", "300", "2000", "300", "500", "60", "2", "20000", "diag-exec-", "poisson")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "READY") {
+		t.Fatalf("target did not get ready: %q %v", line, err)
+	}
+	ready := time.Now()
+	var obs []Observation
+	for i, at := range []time.Duration{0, 3 * time.Second, 6 * time.Second} {
+		time.Sleep(time.Until(ready.Add(at)))
+		out, err := exec.Command(jstack, "-l", itoa(cmd.Process.Pid)).Output()
+		if err != nil {
+			t.Fatalf("jstack: %v", err)
+		}
+		dumpPath := filepath.Join(dir, fmt.Sprintf("dump%d.txt", i))
+		os.WriteFile(dumpPath, out, 0o644)
+		dump, err := threaddump.ParseFile(dumpPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range threaddump.Summarise(dump) {
+			if p.Prefix == "diag-exec-" {
+				obs = append(obs, Observation{Source: "jstack of the real pool", Total: p.Threads, IdleTimed: p.IdleTimed, IdleUntimed: p.IdleUntimed, Busy: p.Busy, MaxNumber: p.MaxNumber})
+			}
+		}
+		if len(obs) != i+1 {
+			t.Fatalf("no diag-exec- pool in the dump:\n%s", out)
+		}
+	}
+	cmd.Process.Kill()
+	pool := tomcatPool(10, 300, 2*time.Second)
+	pool.ThreadNamePrefix = "diag-exec-"
+	cal := scenarios.CalibratedWakeup()
+	centre := 0.0
+	for i, o := range obs {
+		since := 20*time.Second + 500*time.Millisecond + time.Duration(i)*3*time.Second
+		timed, err := Diagnose(ctx, pool, o, DiagnoseOptions{Since: since, Peak: 300, Service: 2 * time.Millisecond, Wakeup: &cal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ideal, err := Diagnose(ctx, pool, o, DiagnoseOptions{Since: since, Peak: 300, Service: 2 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := (timed.Poisson.Low + timed.Poisson.High) / 2
+		centre += c / float64(len(obs))
+		t.Logf("dump %d, %v after the burst: %d workers; Poisson band with the calibrated timing %.1f–%.1f/s (centre %.1f, %+.1f%%), with a zero-latency hand-off %.1f–%.1f/s (centre %.1f, %+.1f%%)",
+			i+1, since, o.Total, timed.Poisson.Low, timed.Poisson.High, c, 100*(c-rate)/rate,
+			ideal.Poisson.Low, ideal.Poisson.High, (ideal.Poisson.Low+ideal.Poisson.High)/2, 100*((ideal.Poisson.Low+ideal.Poisson.High)/2-rate)/rate)
+		if !timed.Poisson.Found || rate < timed.Poisson.Low || rate > timed.Poisson.High {
+			t.Errorf("dump %d: true rate %v/s outside the Poisson band %.1f–%.1f/s\n%s", i+1, rate, timed.Poisson.Low, timed.Poisson.High, timed.Text())
+		}
+	}
+	t.Logf("the bands' centres average %.1f/s (%+.1f%%)", centre, 100*(centre-rate)/rate)
+}

@@ -38,10 +38,11 @@ type Pauses struct {
 
 // CalibratedWakeup is host.wakeup as measured on the project's 2-vCPU
 // development machine by scenarios/examples/calibration/HandOff.java
-// (JDK 17.0.21, 3000 samples, load average 0.2–0.3, 2026-12-02): the
-// hand-off latency from execute() to the task's first line on a worker
-// parked in LinkedBlockingQueue.take(), and how late a 1 ms Thread.sleep
-// ends. It has no pauses.
+// (`java HandOff.java 2000 3 300`: JDK 17.0.21, 6000 samples, 300 parked
+// workers, load average 0.7–0.8, 2026-12-02): the hand-off latency from
+// execute() to the task's first line on one of many workers parked in
+// LinkedBlockingQueue.take(), and how late a 1 ms Thread.sleep ends. It
+// has no pauses.
 func CalibratedWakeup() Wakeup {
 	us := func(x float64) time.Duration { return time.Duration(x * 1000) }
 	qs := func(vals ...float64) *workloads.ServiceSpec {
@@ -54,8 +55,8 @@ func CalibratedWakeup() Wakeup {
 	}
 	return Wakeup{
 		Calibrated: true,
-		Latency:    *qs(5.0, 14.0, 23.1, 31.1, 36.9, 50.9, 67.4, 153.3, 1161.0, 2789.3),
-		Overrun:    qs(70.8, 86.9, 93.9, 117.4, 147.2, 168.5, 188.8, 243.9, 1026.8, 2910.4),
+		Latency:    *qs(12.4, 31.6, 38.0, 43.5, 55.0, 82.5, 117.3, 589.1, 3904.9, 7657.7),
+		Overrun:    qs(42.8, 98.2, 111.6, 137.7, 165.3, 197.6, 233.2, 1204.2, 4478.9, 9722.0),
 	}
 }
 

@@ -53,7 +53,7 @@ var badInputs = []badInput{
 		`testdata/bad/unknown-arrivals-key.yaml:3:41: workload.arrivals.rte: unknown key "rte"; did you mean "rate"? (keys: at, count, every, off, on, process, rate)`},
 	// A misspelt service key, in block style.
 	{"unknown service key", []string{"run", bad + "unknown-service-key.yaml"}, 2,
-		`testdata/bad/unknown-service-key.yaml:5:32: workload.service.mena: unknown key "mena"; did you mean "mean"? (keys: alpha, column, cv, dist, file, max, mean, min, value)`},
+		`testdata/bad/unknown-service-key.yaml:5:32: workload.service.mena: unknown key "mena"; did you mean "mean"? (keys: alpha, column, cv, dist, file, max, mean, min, points, value)`},
 	// A misspelt setter in a runtime event.
 	{"unknown event key", []string{"run", bad + "unknown-event-key.yaml"}, 2,
 		`testdata/bad/unknown-event-key.yaml:6:11: events[0].set.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, core, keepAlive, max)`},
@@ -139,7 +139,7 @@ var badInputs = []badInput{
 	{"unknown process", []string{"run", bad + "unknown-process.yaml"}, 2,
 		`testdata/bad/unknown-process.yaml:3:32: workload.arrivals.process: unknown value "poison"; did you mean "poisson"? (one of poisson, constant, onoff, burst)`},
 	{"unknown distribution", []string{"run", bad + "unknown-dist.yaml"}, 2,
-		`testdata/bad/unknown-dist.yaml:3:68: workload.service.dist: unknown value "lognorm"; did you mean "lognormal"? (one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical)`},
+		`testdata/bad/unknown-dist.yaml:3:68: workload.service.dist: unknown value "lognorm"; did you mean "lognormal"? (one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical, quantiles)`},
 	{"unknown preset", []string{"run", bad + "unknown-preset.yaml"}, 2,
 		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty, thread-per-task)`},
 	{"unsupported version", []string{"run", bad + "version-two.yaml"}, 2,

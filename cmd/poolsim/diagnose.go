@@ -22,6 +22,7 @@ func diagnoseCommand() *cli.Command {
 		&cli.IntFlag{Name: "timed", Usage: "observed: idle workers TIMED_WAITING (in poll)"},
 		&cli.IntFlag{Name: "untimed", Usage: "observed: idle workers WAITING (in take)"},
 		&cli.StringFlag{Name: "since", Value: "1h", Usage: "how long the traffic has been steady since the pool's last peak"},
+		&cli.StringFlag{Name: "wakeup", Value: "calibrated", Usage: "the hand-off timing the candidate rates are simulated with: calibrated (a real machine's, host.wakeup: calibrated) or 0 (the ideal, zero-latency model)"},
 		&cli.IntFlag{Name: "peak", Usage: "the pool size at that peak (default: the highest worker number in the dump, else max)"},
 		&cli.StringFlag{Name: "service", Usage: "mean service time of the steady traffic (default: busy/rate, else 5ms)"},
 		&cli.IntFlag{Name: "replications", Value: 8, Usage: "seeds per candidate rate for Poisson traffic"},
@@ -76,6 +77,14 @@ gauges hid (rejections, queue waits, bursts between scrapes).`,
 				return err
 			}
 			opt := explain.DiagnoseOptions{Peak: c.Int("peak"), Replications: c.Int("replications"), Seed: c.Uint64("seed")}
+			switch w := c.String("wakeup"); w {
+			case "calibrated":
+				cal := scenarios.CalibratedWakeup()
+				opt.Wakeup = &cal
+			case "0", "off":
+			default:
+				return &usageError{fmt.Sprintf("--wakeup %s: want calibrated (a real machine's hand-off timing) or 0 (the ideal, zero-latency model)", w)}
+			}
 			if opt.Since, err = scenarios.ParseDuration(c.String("since")); err != nil || opt.Since <= 0 {
 				return inputerr.New("--since", 0, 0, "", fmt.Sprintf("not a positive duration: %q", c.String("since")), "e.g. 30m, 1h")
 			}

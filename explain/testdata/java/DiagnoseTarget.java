@@ -8,11 +8,13 @@ import org.apache.tomcat.util.threads.ThreadPoolExecutor;
 
 /**
  * Runs Tomcat's real pool at a known load, for explain's diagnose test:
- * a burst grows the pool, then periodic requests arrive at a fixed rate.
+ * a burst grows the pool, then requests arrive at a fixed rate, periodic
+ * or (with the last argument "poisson") at exponential gaps from a fixed
+ * seed.
  * After the settle time it prints READY (the test then takes a thread dump)
  * and keeps the traffic going until killed.
  *
- * Args: core max keepAliveMs burst burstServiceMs ratePerSecond serviceMs settleMs [threadNamePrefix]
+ * Args: core max keepAliveMs burst burstServiceMs ratePerSecond serviceMs settleMs [threadNamePrefix [poisson]]
  */
 public class DiagnoseTarget {
     public static void main(String[] args) throws Exception {
@@ -25,6 +27,7 @@ public class DiagnoseTarget {
         long serviceMs = Long.parseLong(args[6]);
         long settleMs = Long.parseLong(args[7]);
         String prefix = args.length > 8 ? args[8] : "diag-exec-";
+        boolean poisson = args.length > 9 && args[9].equals("poisson");
 
         TaskQueue queue = new TaskQueue();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(core, max, keepAliveMs, TimeUnit.MILLISECONDS, queue,
@@ -43,7 +46,23 @@ public class DiagnoseTarget {
             return t;
         });
         long periodNanos = (long) (1e9 / rate);
-        clock.scheduleAtFixedRate(() -> pool.execute(() -> sleep(serviceMs)), 0, periodNanos, TimeUnit.NANOSECONDS);
+        if (poisson) {
+            Thread submitter = new Thread(() -> {
+                java.util.Random random = new java.util.Random(60);
+                long next = System.nanoTime();
+                for (;;) {
+                    next += (long) (-Math.log(1 - random.nextDouble()) / rate * 1e9);
+                    for (long left = next - System.nanoTime(); left > 0; left = next - System.nanoTime()) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(left);
+                    }
+                    pool.execute(() -> sleep(serviceMs));
+                }
+            }, "diag-clock");
+            submitter.setDaemon(true);
+            submitter.start();
+        } else {
+            clock.scheduleAtFixedRate(() -> pool.execute(() -> sleep(serviceMs)), 0, periodNanos, TimeUnit.NANOSECONDS);
+        }
 
         Thread.sleep(settleMs);
         System.out.println("READY pool=" + pool.getPoolSize() + " largest=" + pool.getLargestPoolSize());
