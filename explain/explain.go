@@ -295,6 +295,8 @@ func (e *Explanation) analyse() {
 	e.bottleneck()
 	// What the callers saw: timeouts, retries, wasted work (client.go).
 	e.callers()
+	// What the host's hand-off timing did (handoff.go).
+	e.handOffTiming()
 
 	// A ScheduledThreadPoolExecutor and Jetty's pool follow their own rules.
 	if e.familyFindings() {

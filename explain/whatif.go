@@ -27,6 +27,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 	idle := st.IdleTimed + st.Untimed
 	e.resourceWhatIfs(add)
 	e.clientWhatIfs(add)
+	e.handOffWhatIf(add)
 
 	fifo := c.HandOff() == model.FIFO
 	// A plateau worth discussing: more idle workers than core explains and
