@@ -75,10 +75,18 @@ func (d *decoder) wakeup(n *yaml.Node, path, dir string) (*Wakeup, error) {
 		return nil, d.errAt(n, path, fmt.Sprintf("unknown value %q", n.Value), allowed)
 	}
 	w := &Wakeup{}
+	// A duration (0 allowed: none) or a law.
+	law := func(n *yaml.Node, p string) (workloads.ServiceSpec, error) {
+		if n.Kind == yaml.ScalarNode {
+			t, err := d.nonNegativeDuration(n, p, "a duration >= 0, or a law such as {dist: exponential, mean: 40us}")
+			return workloads.ServiceSpec{Dist: "constant", Mean: t}, err
+		}
+		return d.service(n, p, dir)
+	}
 	err := d.mapping(n, path, []field{
-		{"latency", func(n *yaml.Node, p string) (err error) { w.Latency, err = d.patience(n, p, dir); return }},
+		{"latency", func(n *yaml.Node, p string) (err error) { w.Latency, err = law(n, p); return }},
 		{"overrun", func(n *yaml.Node, p string) error {
-			s, err := d.patience(n, p, dir)
+			s, err := law(n, p)
 			w.Overrun = &s
 			return err
 		}},
@@ -86,7 +94,7 @@ func (d *decoder) wakeup(n *yaml.Node, path, dir string) (*Wakeup, error) {
 			w.Pauses = &Pauses{}
 			err := d.mapping(n, p, []field{
 				{"every", func(n *yaml.Node, p string) (err error) { w.Pauses.Every, err = d.patience(n, p, dir); return }},
-				{"duration", func(n *yaml.Node, p string) (err error) { w.Pauses.Duration, err = d.patience(n, p, dir); return }},
+				{"duration", func(n *yaml.Node, p string) (err error) { w.Pauses.Duration, err = law(n, p); return }},
 			})
 			switch {
 			case err != nil:

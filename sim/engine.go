@@ -327,8 +327,11 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 		e.interrupted = true
 		return false, e.finish()
 	}
-	if e.wk != nil && e.wk.every != nil && e.paused(ev) {
-		return true, nil // it happens when the pause ends
+	if e.wk != nil && e.wk.every != nil {
+		var held bool
+		if ev, held = e.paused(ev); held {
+			return true, nil // it happens when the pause ends
+		}
 	}
 	e.rec.advance(ev.at)
 	e.now = ev.at

@@ -165,9 +165,14 @@ func (e *Engine) newWorkerState(w *model.Worker) {
 // host, when w's thread is up and through the CPUs — and records its wait.
 func (e *Engine) taskStarted(now time.Duration, w *model.Worker, t *model.Task) {
 	start := now
-	if e.hostTasks {
+	switch {
+	case t.Program != 0:
+		// Its steps begin now: a host with a thread start cost or CPUs
+		// is refused with steps, and a wake-up latency does not delay
+		// them (sim/wakeup.go).
+	case e.hostTasks:
 		start = e.hostStart(now, w, t)
-	} else if t.Program == 0 {
+	default:
 		e.h.push(now+t.Service, phaseCompletion, w)
 	}
 	e.lastStart = start

@@ -21,7 +21,9 @@ import (
 // and the wake-ups that fall inside them until they end, when they happen
 // together in their phase order; timers (keepAlive, a resource's, a
 // caller's) and samples keep their times, a simplification a pause of tens
-// of milliseconds against timeouts of seconds hardly shows.
+// of milliseconds against timeouts of seconds hardly shows. A task with
+// service steps (resources) starts its steps at once and has no overrun:
+// its waits for resources are where its time goes.
 
 // wakeState is the hand-off timing of one run.
 type wakeState struct {
@@ -80,23 +82,26 @@ func (w *wakeState) pausedUntil(t time.Duration) time.Duration {
 }
 
 // paused holds back ev if a pause covers it: the arrival, task end or
-// wake-up happens when the pause ends. It reports whether it did.
-func (e *Engine) paused(ev event) bool {
+// wake-up happens when the pause ends. It reports whether it did, and
+// otherwise returns ev as it happens: an arrival that was due during a
+// pause that has ended comes now, after those held before it.
+func (e *Engine) paused(ev event) (event, bool) {
 	switch ev.phase {
 	case phaseCompletion, phaseWake, phaseArrival:
 	default:
-		return false
+		return ev, false
 	}
+	ev.at = max(ev.at, e.now)
 	end := e.wk.pausedUntil(ev.at)
 	if end == 0 {
-		return false
+		return ev, false
 	}
 	if ev.phase == phaseArrival {
 		e.due[phaseArrival] = end // the same arrival, submitted at the end
 	} else {
 		e.h.push(end, ev.phase, ev.w)
 	}
-	return true
+	return ev, true
 }
 
 // handedOff: the model matched w, parked in a SynchronousQueue, with a
