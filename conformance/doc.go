@@ -130,6 +130,16 @@
 // 6–14) about one run in ten has a stall of 50–150 ms. The package's tests space decisive
 // events and samples 100 ms apart and rerun a run in which any of these delays exceeded 50 ms.
 //
+// # Hand-off timing runs
+//
+// A HandOffScript (RunHandOff, spec §12) runs with the harness's --handoff mode
+// (java/HandOffRun.java): a JDK or Tomcat pool driven task by task to the microsecond, for the
+// cases of TestHandOffTiming. Its input is a pool line, a sample period, an end, and one line
+// per task (a AT_US SERVICE_US); one submitter parks until shortly before each time and spins the
+// rest, each task parks for its service, and each rejection records getPoolSize() −
+// getActiveCount() at that instant. SimulateHandOff replays a run's own submit times on the
+// simulator; MeasuredWakeup reads the run's hand-off latency and task overrun as quantile laws.
+//
 // # Output
 //
 // CSV lines on stdout, the first field naming the section ('#' lines are comments):
