@@ -82,6 +82,37 @@ func TestDiagnoseFlagsImpossible(t *testing.T) {
 // is ⌈2 × 6.255⌉ − 1 = 12; each worker's idle gap (6.0 s) stays 250 ms below
 // keepAlive, far more than the JVM's scheduling jitter on a busy machine.
 func TestDiagnoseRealTomcat(t *testing.T) {
+	const keepAliveMs, rate, settle = 6250, 2.0, 20000
+	target := startTarget(t, "2", "60", "6250", "50", "300", "2", "5", "20000")
+	obs := target.observe(t)
+	pool := tomcatPool(2, 60, keepAliveMs*time.Millisecond)
+	pool.ThreadNamePrefix = "diag-exec-"
+	d, err := Diagnose(target.ctx, pool, obs, DiagnoseOptions{Since: settle * time.Millisecond, Peak: 50, Service: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("real pool: %d workers (%d TIMED_WAITING, %d busy); periodic range %.3f–%.3f/s, Poisson %.3f–%.3f/s",
+		obs.Total, obs.IdleTimed, obs.Busy, d.Periodic.Low, d.Periodic.High, d.Poisson.Low, d.Poisson.High)
+	if !d.Periodic.Found || rate < d.Periodic.Low || rate > d.Periodic.High {
+		t.Errorf("true rate %v/s outside the stated periodic range %.3f–%.3f/s\n%s", rate, d.Periodic.Low, d.Periodic.High, d.Text())
+	}
+}
+
+// diagTarget is testdata/java/DiagnoseTarget running a real Tomcat pool,
+// ready (its traffic settled) and waiting to be dumped.
+type diagTarget struct {
+	ctx    context.Context
+	cmd    *exec.Cmd
+	jstack string
+	dir    string
+	dumps  int
+}
+
+// startTarget compiles and starts DiagnoseTarget with args and waits until
+// it is ready; the test kills it at its end. Without the JVM or jstack it
+// skips, or fails when CI=true.
+func startTarget(t *testing.T, args ...string) *diagTarget {
+	t.Helper()
 	conformance.Require(t)
 	jstack, err := exec.LookPath("jstack")
 	if err != nil {
@@ -96,52 +127,44 @@ func TestDiagnoseRealTomcat(t *testing.T) {
 	if out, err := exec.Command("javac", "-d", dir, "-cp", cp, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	const keepAliveMs, rate, settle = 6250, 2.0, 20000
-	cmd := exec.CommandContext(ctx, "java", "-cp", dir+":"+cp, "DiagnoseTarget",
-		"2", "60", "6250", "50", "300", "2", "5", "20000")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, "java", append([]string{"-cp", dir + ":" + cp, "DiagnoseTarget"}, args...)...)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "READY") {
 		t.Fatalf("target did not get ready: %q %v", line, err)
 	}
 	t.Logf("target: %s", strings.TrimSpace(line))
-	out, err := exec.Command(jstack, "-l", itoa(cmd.Process.Pid)).Output()
+	return &diagTarget{ctx: ctx, cmd: cmd, jstack: jstack, dir: dir}
+}
+
+// observe dumps the target with jstack -l and reads its diag-exec- pool.
+func (d *diagTarget) observe(t *testing.T) Observation {
+	t.Helper()
+	out, err := exec.Command(d.jstack, "-l", itoa(d.cmd.Process.Pid)).Output()
 	if err != nil {
 		t.Fatalf("jstack: %v", err)
 	}
-	dumpPath := filepath.Join(dir, "dump.txt")
+	d.dumps++
+	dumpPath := filepath.Join(d.dir, fmt.Sprintf("dump%d.txt", d.dumps))
 	os.WriteFile(dumpPath, out, 0o644)
 	dump, err := threaddump.ParseFile(dumpPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var obs Observation
 	for _, p := range threaddump.Summarise(dump) {
 		if p.Prefix == "diag-exec-" {
-			obs = Observation{Source: "jstack of the real pool", Total: p.Threads, IdleTimed: p.IdleTimed, IdleUntimed: p.IdleUntimed, Busy: p.Busy, MaxNumber: p.MaxNumber}
+			return Observation{Source: "jstack of the real pool", Total: p.Threads, IdleTimed: p.IdleTimed, IdleUntimed: p.IdleUntimed, Busy: p.Busy, MaxNumber: p.MaxNumber}
 		}
 	}
-	if obs.Total == 0 {
-		t.Fatalf("no diag-exec- pool in the dump:\n%s", out)
-	}
-	pool := tomcatPool(2, 60, keepAliveMs*time.Millisecond)
-	pool.ThreadNamePrefix = "diag-exec-"
-	d, err := Diagnose(ctx, pool, obs, DiagnoseOptions{Since: settle * time.Millisecond, Peak: 50, Service: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("real pool: %d workers (%d TIMED_WAITING, %d busy); periodic range %.3f–%.3f/s, Poisson %.3f–%.3f/s",
-		obs.Total, obs.IdleTimed, obs.Busy, d.Periodic.Low, d.Periodic.High, d.Poisson.Low, d.Poisson.High)
-	if !d.Periodic.Found || rate < d.Periodic.Low || rate > d.Periodic.High {
-		t.Errorf("true rate %v/s outside the stated periodic range %.3f–%.3f/s\n%s", rate, d.Periodic.Low, d.Periodic.High, d.Text())
-	}
+	t.Fatalf("no diag-exec- pool in the dump:\n%s", out)
+	return Observation{}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -160,59 +183,16 @@ func TestDiagnoseRealTomcatPoisson(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real pool for half a minute")
 	}
-	conformance.Require(t)
-	jstack, err := exec.LookPath("jstack")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("jstack is not on PATH; CI must install a JDK")
-		}
-		t.Skip("jstack is not on PATH")
-	}
-	dir := t.TempDir()
-	cp := strings.Join(conformance.DefaultJars, ":")
-	src, _ := filepath.Abs("testdata/java/DiagnoseTarget.java")
-	if out, err := exec.Command("javac", "-d", dir, "-cp", cp, src).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	const rate = 60.0
-	cmd := exec.CommandContext(ctx, "java", "-cp", dir+":"+cp, "DiagnoseTarget",
-		"10", "300", "2000", "300", "500", "60", "2", "20000", "diag-exec-", "poisson")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "READY") {
-		t.Fatalf("target did not get ready: %q %v", line, err)
-	}
+	target := startTarget(t, "10", "300", "2000", "300", "500", "60", "2", "20000", "diag-exec-", "poisson")
+	ctx := target.ctx
 	ready := time.Now()
 	var obs []Observation
-	for i, at := range []time.Duration{0, 3 * time.Second, 6 * time.Second} {
+	for _, at := range []time.Duration{0, 3 * time.Second, 6 * time.Second} {
 		time.Sleep(time.Until(ready.Add(at)))
-		out, err := exec.Command(jstack, "-l", itoa(cmd.Process.Pid)).Output()
-		if err != nil {
-			t.Fatalf("jstack: %v", err)
-		}
-		dumpPath := filepath.Join(dir, fmt.Sprintf("dump%d.txt", i))
-		os.WriteFile(dumpPath, out, 0o644)
-		dump, err := threaddump.ParseFile(dumpPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range threaddump.Summarise(dump) {
-			if p.Prefix == "diag-exec-" {
-				obs = append(obs, Observation{Source: "jstack of the real pool", Total: p.Threads, IdleTimed: p.IdleTimed, IdleUntimed: p.IdleUntimed, Busy: p.Busy, MaxNumber: p.MaxNumber})
-			}
-		}
-		if len(obs) != i+1 {
-			t.Fatalf("no diag-exec- pool in the dump:\n%s", out)
-		}
+		obs = append(obs, target.observe(t))
 	}
-	cmd.Process.Kill()
+	target.cmd.Process.Kill()
 	pool := tomcatPool(10, 300, 2*time.Second)
 	pool.ThreadNamePrefix = "diag-exec-"
 	cal := scenarios.CalibratedWakeup()
