@@ -57,7 +57,7 @@ timing=(./conformance/ ./explain/)
 rest=$(go list ./... | grep -v -e '/conformance$' -e '/explain$')
 # -count=1: they depend on the installed JDK, Tomcat and Jetty jars, which
 # the test cache does not track, so a cached pass could hide a new jar.
-go test -p 1 -count=1 -timeout 15m "$@" "${timing[@]}"
+go test -p 1 -count=1 -timeout 25m "$@" "${timing[@]}"
 go test -timeout 15m "$@" $rest
 # The packages that run work concurrently (sweep jobs, the CLI's signal
 # handling and report) once more under the race detector.
