@@ -79,7 +79,9 @@ func NewDistribution(spec ServiceSpec, src rand.Source) (Distribution, error) {
 		if err := needMean(); err != nil {
 			return nil, err
 		}
-		return &expDist{name: fmt.Sprintf("exponential(mean=%v)", spec.Mean), rng: rand.New(src), rate: 1 / mean, mean: mean}, nil
+		d := &expDist{name: fmt.Sprintf("exponential(mean=%v)", spec.Mean), rng: rand.New(src), rate: 1 / mean, mean: mean}
+		d.pcg, _ = src.(*rand.PCG)
+		return d, nil
 	case "uniform":
 		if spec.Min < 0 || spec.Max < spec.Min {
 			return nil, &ParamError{"max", fmt.Sprintf("need 0 <= min <= max, got min %v max %v", spec.Min, spec.Max), "0 <= min <= max"}
@@ -205,13 +207,19 @@ func (c constantDist) String() string        { return fmt.Sprintf("constant(%v)"
 type expDist struct {
 	name       string
 	rng        *rand.Rand
+	pcg        *rand.PCG // rng's source when it is a stream (NewStream): drawn directly
 	rate, mean float64
 }
 
-func (e *expDist) Sample() time.Duration { return seconds(e.rng.ExpFloat64() / e.rate) }
-func (e *expDist) Mean() float64         { return e.mean }
-func (e *expDist) Variance() float64     { return e.mean * e.mean }
-func (e *expDist) String() string        { return e.name }
+func (e *expDist) Sample() time.Duration {
+	if e.pcg != nil {
+		return seconds(expFloat64(e.pcg) / e.rate)
+	}
+	return seconds(e.rng.ExpFloat64() / e.rate)
+}
+func (e *expDist) Mean() float64     { return e.mean }
+func (e *expDist) Variance() float64 { return e.mean * e.mean }
+func (e *expDist) String() string    { return e.name }
 
 // rander adapts a gonum distribution.
 type rander struct {

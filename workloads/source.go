@@ -132,8 +132,10 @@ func New(spec Spec, seed uint64) (Source, error) {
 	if len(spec.Phases) == 0 {
 		return nil, &ParamError{"phases", "no traffic", "phases, arrivals+service, or trace"}
 	}
+	arrivals := NewStream(seed, StreamArrivals)
 	s := &phaseSource{
-		arrivals:   rand.New(NewStream(seed, StreamArrivals)),
+		arrivalSrc: arrivals,
+		arrivals:   rand.New(arrivals),
 		failures:   rand.New(NewStream(seed, StreamFailures)),
 		priorities: rand.New(NewStream(seed, StreamPriorities)),
 		failure:    spec.Failure,
@@ -266,7 +268,8 @@ func processOf(name string) process {
 type phaseSource struct {
 	phases     []phaseState
 	cur        int
-	arrivals   *rand.Rand
+	arrivalSrc *rand.PCG  // the arrivals' stream, drawn directly on the Poisson path (expFloat64)
+	arrivals   *rand.Rand // the same stream, for the other processes
 	failures   *rand.Rand
 	priorities *rand.Rand
 	failure    float64
@@ -307,7 +310,7 @@ func (s *phaseSource) nextTime() (time.Duration, bool) {
 		if a.Rate <= 0 {
 			return 0, false
 		}
-		return addSat(s.t, seconds(s.arrivals.ExpFloat64()/a.Rate)), true
+		return addSat(s.t, seconds(expFloat64(s.arrivalSrc)/a.Rate)), true
 	case constantProcess:
 		if a.Rate <= 0 {
 			return 0, false
