@@ -44,7 +44,7 @@ var badInputs = []badInput{
 	// --- unknown keys, with a suggestion ---
 	// A misspelt top-level key.
 	{"unknown top key", []string{"run", bad + "unknown-top-key.yaml"}, 2,
-		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, limits, name, pool, resources, sample, seed, snapshots, version, warmup, workload)`},
+		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, jvm, limits, name, pool, resources, sample, seed, snapshots, version, warmup, workload)`},
 	// A misspelt key inside pool.queue.
 	{"unknown queue key", []string{"run", bad + "unknown-queue-key.yaml"}, 2,
 		`testdata/bad/unknown-queue-key.yaml:4:24: pool.queue.capacty: unknown key "capacty"; did you mean "capacity"? (keys: capacity, fair, handOff, type)`},
@@ -80,7 +80,7 @@ var badInputs = []badInput{
 		`testdata/bad/type-core-word.yaml:1:14: pool.core: not an integer: "many" (an integer, or "unbounded" for Integer.MAX_VALUE)`},
 	// A list for a block.
 	{"pool is a list", []string{"run", bad + "type-pool-list.yaml"}, 2,
-		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)`},
+		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, concurrencyLimit, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejectTasksWhenLimitReached, rejection, removeOnCancelPolicy, threadNamePrefix)`},
 	// Not a boolean.
 	{"fair is maybe", []string{"run", bad + "type-fair.yaml"}, 2,
 		`testdata/bad/type-fair.yaml:1:58: pool.queue.fair: not a boolean: "maybe" (true or false)`},
@@ -107,6 +107,42 @@ var badInputs = []badInput{
 	// A negative seed.
 	{"negative seed", []string{"run", bad + "seed-negative.yaml"}, 2,
 		`testdata/bad/seed-negative.yaml:4:7: seed: must be >= 0, got -4 (an integer >= 0)`},
+
+	// --- virtual threads (§13): the jvm block, the simple-async keys, block steps and in: ---
+	{"block step with for", []string{"run", bad + "vt-block-for.yaml"}, 2,
+		`testdata/bad/vt-block-for.yaml:8:9: workload.service.steps[0]: for and timeout belong to a hold step ({block: LAW})`},
+	{"host.cpus below jvm.parallelism", []string{"run", bad + "vt-cpus-below-parallelism.yaml"}, 2,
+		`testdata/bad/vt-cpus-below-parallelism.yaml:4:14: host.cpus: 2 CPUs for 4 carriers: carriers sharing fewer CPUs are not modelled (host.cpus >= jvm.parallelism (each computing carrier has a CPU of its own))`},
+	{"in: on a compute step", []string{"run", bad + "vt-in-on-compute.yaml"}, 2,
+		`testdata/bad/vt-in-on-compute.yaml:9:13: workload.service.steps[0].in: in: says where a blocking call happens: it belongs to a block or hold step ({block: LAW, in: synchronized} or {hold: RESOURCE, for: LAW, in: synchronized})`},
+	{"unknown in: site", []string{"run", bad + "vt-in-unknown.yaml"}, 2,
+		`testdata/bad/vt-in-unknown.yaml:9:13: workload.service.steps[0].in: unknown value "synchronised"; did you mean "synchronized"? (one of synchronized, native, file-io, object-wait, clinit)`},
+	{"concurrencyLimit below -1", []string{"run", bad + "vt-limit-negative.yaml"}, 2,
+		`testdata/bad/vt-limit-negative.yaml:2:48: pool.concurrencyLimit: must be -1 (unbounded) or in 0..2147483647, got -2 (-1 (unbounded) or a number of tasks >= 0)`},
+	{"concurrencyLimit on preset virtual", []string{"run", bad + "vt-limit-wrong-preset.yaml"}, 2,
+		`testdata/bad/vt-limit-wrong-preset.yaml:2:43: pool.concurrencyLimit: a SimpleAsyncTaskExecutor setting (R143) (pool: {preset: simple-async})`},
+	{"max on tomcat-virtual", []string{"run", bad + "vt-max-on-virtual.yaml"}, 2,
+		`testdata/bad/vt-max-on-virtual.yaml:2:37: pool.max: the tomcat-virtual preset starts a virtual thread per task: no pool size, queue or keep-alive limits it (R130, R141, R142) (leave it out; jvm.parallelism sets the carriers, a resource (hikari, semaphore) or simple-async's concurrencyLimit bounds concurrency)`},
+	{"jvm.maxPoolSize below parallelism", []string{"run", bad + "vt-maxpoolsize.yaml"}, 2,
+		`testdata/bad/vt-maxpoolsize.yaml:3:36: jvm.maxPoolSize: must be >= parallelism (8), got 4 (R131: the JVM would lower parallelism to it; give both consistently)`},
+	{"jvm.minRunnable above maxPoolSize", []string{"run", bad + "vt-minrunnable.yaml"}, 2,
+		`testdata/bad/vt-minrunnable.yaml:3:52: jvm.minRunnable: must be <= maxPoolSize (4), got 5 (R131, R136)`},
+	{"virtual without parallelism or cpus", []string{"run", bad + "vt-no-parallelism.yaml"}, 2,
+		`testdata/bad/vt-no-parallelism.yaml:1:1: jvm.parallelism: missing: the virtual-thread scheduler's carriers (availableProcessors() on the real JVM) decide how many VTs compute at once (jvm: {parallelism: N}, or host: {cpus: N})`},
+	{"jvm.parallelism 0", []string{"run", bad + "vt-parallelism-zero.yaml"}, 2,
+		`testdata/bad/vt-parallelism-zero.yaml:3:20: jvm.parallelism: must be in 1..32767, got 0 (jdk.virtualThreadScheduler.parallelism: carriers, e.g. the CPU count)`},
+	{"rejectTasksWhenLimitReached not a boolean", []string{"run", bad + "vt-reject-not-bool.yaml"}, 2,
+		`testdata/bad/vt-reject-not-bool.yaml:2:59: pool.rejectTasksWhenLimitReached: not a boolean: "sometimes" (true or false)`},
+	{"rejectTasksWhenLimitReached on tomcat", []string{"run", bad + "vt-reject-wrong-preset.yaml"}, 2,
+		`testdata/bad/vt-reject-wrong-preset.yaml:2:53: pool.rejectTasksWhenLimitReached: a SimpleAsyncTaskExecutor setting (R143) (pool: {preset: simple-async})`},
+	{"jvm.stackFrames negative", []string{"run", bad + "vt-stackframes.yaml"}, 2,
+		`testdata/bad/vt-stackframes.yaml:3:36: jvm.stackFrames: must be in 0..1048576, got -1 (extra stack frames of a parked virtual thread, for its heap footprint (R140: ≈ 20 B each))`},
+	{"host.threadStart on virtual threads", []string{"run", bad + "vt-threadstart.yaml"}, 2,
+		`testdata/bad/vt-threadstart.yaml:4:21: host.threadStart: a thread start cost is not modelled for virtual threads (no OS thread per task) (leave it out)`},
+	{"unknown jvm key", []string{"run", bad + "vt-unknown-jvm-key.yaml"}, 2,
+		`testdata/bad/vt-unknown-jvm-key.yaml:3:23: jvm.carriers: unknown key "carriers" (keys: maxPoolSize, minRunnable, parallelism, stackFrames, version)`},
+	{"jvm.version out of range", []string{"run", bad + "vt-version.yaml"}, 2,
+		`testdata/bad/vt-version.yaml:3:16: jvm.version: must be in 21..25, got 17 (a JDK feature release 21..25 (it decides what pins a virtual thread: R134, R135))`},
 
 	// --- what the JDK constructor refuses (R2, R24) ---
 	// corePoolSize < 0.
@@ -141,7 +177,7 @@ var badInputs = []badInput{
 	{"unknown distribution", []string{"run", bad + "unknown-dist.yaml"}, 2,
 		`testdata/bad/unknown-dist.yaml:3:68: workload.service.dist: unknown value "lognorm"; did you mean "lognormal"? (one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical, quantiles)`},
 	{"unknown preset", []string{"run", bad + "unknown-preset.yaml"}, 2,
-		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty, thread-per-task)`},
+		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty, thread-per-task, virtual, tomcat-virtual, spring-boot-virtual, simple-async)`},
 	{"unsupported version", []string{"run", bad + "version-two.yaml"}, 2,
 		`testdata/bad/version-two.yaml:1:10: version: unsupported scenario version 2 (1)`},
 
@@ -295,7 +331,7 @@ var badInputs = []badInput{
 	{"--set without =", []string{"run", bad + "ok.yaml", "--set", "pool.core"}, 2,
 		`--set pool.core: expected KEY=VALUE (e.g. --set pool.core=20)`},
 	{"--set unknown key", []string{"run", bad + "ok.yaml", "--set", "pool.cores=3"}, 2,
-		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)`},
+		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, concurrencyLimit, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejectTasksWhenLimitReached, rejection, removeOnCancelPolicy, threadNamePrefix)`},
 	// --set edits the YAML tree: the STPE-only keys and cancelAt are checked as in a file.
 	{"--set removeOnCancelPolicy on a fixed pool", []string{"run", bad + "ok.yaml", "--set", "pool.removeOnCancelPolicy=true"}, 2,
 		`--set pool.removeOnCancelPolicy=true: pool.removeOnCancelPolicy: setRemoveOnCancelPolicy is a ScheduledThreadPoolExecutor method: only its futures can be cancelled in the queue (R97) (pool: {preset: scheduled})`},
