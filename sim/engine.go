@@ -482,7 +482,7 @@ func (e *Engine) pullArrival() {
 }
 
 func (e *Engine) submit() {
-	if e.vtCallerMustWait() {
+	if e.vt != nil && e.vtCallerMustWait() { // e.vt is nil for platform threads: no call on every task's path
 		return // SimpleAsyncTaskExecutor's limit holds the caller (R143)
 	}
 	a := e.next
