@@ -100,9 +100,13 @@ func NewDistribution(spec ServiceSpec, src rand.Source) (Distribution, error) {
 			return nil, err
 		}
 		s2 := math.Log1p(spec.CV * spec.CV)
-		return &rander{name: fmt.Sprintf("lognormal(mean=%v, cv=%g)", spec.Mean, spec.CV),
-			r:    distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2), Src: src},
-			mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}, nil
+		ln := distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2), Src: src}
+		r := &rander{name: fmt.Sprintf("lognormal(mean=%v, cv=%g)", spec.Mean, spec.CV),
+			r: ln, mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}
+		if pcg, ok := src.(*rand.PCG); ok {
+			r.logNormal = &logNormal{pcg, ln.Mu, ln.Sigma}
+		}
+		return r, nil
 	case "gamma":
 		if err := needMean(); err != nil {
 			return nil, err
@@ -238,12 +242,28 @@ type rander struct {
 	name           string
 	r              distuv.Rander
 	mean, variance float64
+	// logNormal, when set, is r drawn without gonum's interfaces: a
+	// lognormal law on a stream (NewStream).
+	logNormal *logNormal
 }
 
-func (r *rander) Sample() time.Duration { return seconds(r.r.Rand()) }
-func (r *rander) Mean() float64         { return r.mean }
-func (r *rander) Variance() float64     { return r.variance }
-func (r *rander) String() string        { return r.name }
+// logNormal is a distuv.LogNormal with a PCG stream for its source.
+type logNormal struct {
+	pcg       *rand.PCG
+	mu, sigma float64
+}
+
+func (r *rander) Sample() time.Duration {
+	if l := r.logNormal; l != nil {
+		// distuv.LogNormal.Rand: exp(N(0,1)·σ + μ), the normal drawn from the
+		// same stream by the same ziggurat.
+		return seconds(math.Exp(normFloat64(l.pcg)*l.sigma + l.mu))
+	}
+	return seconds(r.r.Rand())
+}
+func (r *rander) Mean() float64     { return r.mean }
+func (r *rander) Variance() float64 { return r.variance }
+func (r *rander) String() string    { return r.name }
 
 // empirical draws uniformly from recorded samples (a bootstrap of the
 // recorded service times).
