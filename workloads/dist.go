@@ -195,19 +195,7 @@ func seconds(x float64) time.Duration {
 	case x > MaxSeconds:
 		return MaxSeconds * time.Second
 	}
-	return time.Duration(roundPos(x * 1e9))
-}
-
-// roundPos is math.Round(v) for 0 <= v < 2^63: Floor is one instruction
-// on amd64 and arm64 where Round is a bit-twiddling call, on every drawn
-// value's path. v−⌊v⌋ is exact (the fraction of a float64 is one), so a
-// half rounds up, away from zero, as Round does.
-func roundPos(v float64) float64 {
-	f := math.Floor(v)
-	if v-f >= 0.5 {
-		f++
-	}
-	return f
+	return time.Duration(math.Round(x * 1e9))
 }
 
 type constantDist struct{ d time.Duration }

@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -22,22 +21,6 @@ func TestExpFloat64MatchesRand(t *testing.T) {
 		}
 		if a, b := ours.Uint64(), theirs.Uint64(); a != b {
 			t.Fatalf("seed %d: the streams part after the draws: %x vs %x", seed, a, b)
-		}
-	}
-}
-
-// TestRoundPosMatchesRound: seconds' rounding is math.Round's on every
-// value it can see — the halves, the float just below a half, the
-// integers beyond 2^52, and a million drawn values.
-func TestRoundPosMatchesRound(t *testing.T) {
-	vs := []float64{0, 0.5, 1.5, 2.5, 0.49999999999999994, 1 - 0x1p-53, 4503599627370495.5, 4503599627370496, 9007199254740993, 1e18, MaxSeconds * 1e9}
-	r := rand.New(NewStream(3, "round"))
-	for range 1_000_000 {
-		vs = append(vs, r.ExpFloat64()*1e8, float64(r.IntN(1<<20))+0.5, r.Float64()*1e15)
-	}
-	for _, v := range vs {
-		if a, b := roundPos(v), math.Round(v); a != b {
-			t.Fatalf("roundPos(%v) = %v, math.Round %v", v, a, b)
 		}
 	}
 }
