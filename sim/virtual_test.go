@@ -149,6 +149,15 @@ workload:
           - block: {dist: exponential, mean: 10ms}
             in: object-wait
 `,
+	"users-client": `duration: 1m
+sample: 1s
+pool: {preset: virtual}
+jvm: {parallelism: 2}
+workload:
+  users: {count: 10, think: {dist: exponential, mean: 100ms}}
+  service: {dist: exponential, mean: 10ms}
+  client: {timeout: 50ms, retries: 1}
+`,
 	"simple-async-limit": `duration: 1m
 sample: 1s
 pool: {preset: simple-async, concurrencyLimit: 4}
@@ -196,6 +205,10 @@ func TestVirtualInvariants(t *testing.T) {
 				cols := strings.Split(last[len(last)-1], ",")
 				if got := cols[len(cols)-3]; got != "2" {
 					t.Errorf("carriers at the end %s, want 2: the surplus ones retire after 30 s idle", got)
+				}
+			case "users-client":
+				if v.Mounts == 0 || v.CarriersPeak != 2 {
+					t.Errorf("closed-loop users' requests run on the carriers: %d mounts, %d carriers", v.Mounts, v.CarriersPeak)
 				}
 			case "simple-async-limit":
 				if v.VTPeak != 4 || v.CallerWaits == 0 || s.WaitP99 <= 0 {
