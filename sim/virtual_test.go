@@ -228,3 +228,73 @@ func TestVirtualSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualMeasuredPinning replays the measurements of R135 (JDK 25.0.3,
+// P = 2): 16 VTs each sleeping 200 ms inside synchronized took 214 ms (they
+// unmount: one round); 4 VTs each sleeping 300 ms in a class initialiser
+// took 604 ms (pinned, not compensated: two rounds of two), carriers
+// staying at 2 (the model may use one where the VTs unmount at once: a
+// zero-time mount needs no second carrier). The model has no start-up or scheduling overhead, so it
+// gives the rounds exactly: 200 ms and 600 ms. On JDK 21 the synchronized
+// sleep pins (R134): 8 rounds, 1.6 s.
+func TestVirtualMeasuredPinning(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		version, vts int
+		sleep        string
+		in           string
+		want         float64 // last task end, seconds
+	}{
+		{"25 synchronized", 25, 16, "200ms", "synchronized", 0.2}, // measured 214 ms
+		{"25 clinit", 25, 4, "300ms", "clinit", 0.6},              // measured 604 ms
+		{"21 synchronized", 21, 16, "200ms", "synchronized", 1.6}, // R134: pinned, 16 / 2 rounds
+	} {
+		y := fmt.Sprintf(`duration: 10s
+sample: 100ms
+pool: {preset: virtual}
+jvm: {parallelism: 2, version: %d}
+workload:
+  arrivals: {process: burst, count: %d}
+  service:
+    steps:
+      - block: {dist: constant, value: %s}
+        in: %s
+`, c.version, c.vts, c.sleep, c.in)
+		o := runAll(t, parse(t, y), true)
+		s := o.res.Summary
+		if float64(s.LastTaskEnd) != c.want || s.Virtual.CarriersPeak > 2 || s.Virtual.Compensations != 0 {
+			t.Errorf("%s: last task ended at %v s with %d carriers and %d compensations, want %v s, at most 2 carriers, none",
+				c.name, s.LastTaskEnd, s.Virtual.CarriersPeak, s.Virtual.Compensations, c.want)
+		}
+	}
+}
+
+// TestVirtualTimelineStates: every row of the timeline splits the live VTs
+// into mounted, runnable and parked (R137: RUNNABLE on a carrier or
+// waiting for one, WAITING/TIMED_WAITING parked), pinned ones are mounted,
+// busy carriers are the mounted VTs, and the heap is 1200 B per unmounted
+// VT (R140).
+func TestVirtualTimelineStates(t *testing.T) {
+	for name, y := range virtualCases {
+		o := runAll(t, parse(t, y), false)
+		lines := strings.Split(strings.TrimSpace(o.timeline), "\n")
+		head := strings.Split(lines[0], ",")
+		col := map[string]int{}
+		for i, h := range head {
+			col[h] = i
+		}
+		for _, l := range lines[1:] {
+			f := strings.Split(l, ",")
+			v := func(k string) int {
+				var n int
+				fmt.Sscan(f[col[k]], &n)
+				return n
+			}
+			live, mounted, runnable, parked, pinned := v("vt_live"), v("vt_mounted"), v("vt_runnable"), v("vt_parked"), v("vt_pinned")
+			if live != mounted+runnable+parked || pinned > mounted || v("carriers_busy") != mounted || v("carriers_busy") > v("carriers") ||
+				v("vt_heap_bytes") != 1200*(live-mounted) || v("pool_size") != live {
+				t.Fatalf("%s: inconsistent row %s", name, l)
+			}
+		}
+	}
+}
