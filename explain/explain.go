@@ -361,11 +361,7 @@ func (e *Explanation) analyse() {
 	}
 
 	// Growth history.
-	if v := s.Virtual; c.Flavor == model.Virtual && v != nil {
-		e.add("A virtual thread per task", "the executor starts a virtual thread for every task (R130, R141–R143): %d were created for %d tasks, at most %d alive at once, on %d carrier threads (parallelism %d, JDK %d). Its pool size is the live VTs; what bounds the work is the carriers for CPU (a VT waited %.3g s for one on average, p99 %.3g s), pinning (%.3g carrier-seconds pinned, R134–R136) and what the tasks wait on.",
-			s.ThreadsCreated, s.Submitted, v.VTPeak, v.CarriersPeak, v.Parallelism, v.JDK,
-			float64(v.CarrierWaitAvg), float64(v.CarrierWaitP99), float64(v.PinnedCarrierSeconds))
-	} else if c.Flavor == model.ThreadPerTask {
+	if c.Flavor == model.ThreadPerTask {
 		e.add("A thread per task", "Executors.newThreadPerTaskExecutor starts a new thread for every task and never reuses one (R86): %d threads were created for %d tasks, each ending with its task; at most %d were alive at once. Nothing is idle and nothing times out: the cost is one Thread.start() per task (host.threadStart) and a stack per running task.",
 			s.ThreadsCreated, s.Submitted, s.LargestPoolSize)
 	} else if s.LargestPoolSize > c.Core && c.Flavor == model.Tomcat {
