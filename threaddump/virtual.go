@@ -189,25 +189,28 @@ func SummariseVirtual(d *Dump) *Virtual {
 		}
 		return a.State < b.State
 	})
-	for c, n := range pins {
-		v.PinnedBy = append(v.PinnedBy, PinCause{Cause: c, Count: n})
+	for _, c := range mostFirst(pins) {
+		v.PinnedBy = append(v.PinnedBy, PinCause{Cause: c, Count: pins[c]})
 	}
-	sort.Slice(v.PinnedBy, func(i, j int) bool {
-		if v.PinnedBy[i].Count != v.PinnedBy[j].Count {
-			return v.PinnedBy[i].Count > v.PinnedBy[j].Count
-		}
-		return v.PinnedBy[i].Cause < v.PinnedBy[j].Cause
-	})
-	for c, n := range containers {
-		v.Executors = append(v.Executors, VirtualExecutor{Container: c, Threads: n})
+	for _, c := range mostFirst(containers) {
+		v.Executors = append(v.Executors, VirtualExecutor{Container: c, Threads: containers[c]})
 	}
-	sort.Slice(v.Executors, func(i, j int) bool {
-		if v.Executors[i].Threads != v.Executors[j].Threads {
-			return v.Executors[i].Threads > v.Executors[j].Threads
-		}
-		return v.Executors[i].Container < v.Executors[j].Container
-	})
 	return v
+}
+
+// mostFirst lists m's keys by count, most first, then by key.
+func mostFirst(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 // carrierPool is the name prefix of a ForkJoinPool worker
