@@ -295,3 +295,13 @@ func TestFromVirtualThreads(t *testing.T) {
 		t.Errorf("no parallelism: exit %d, %q; want 2 naming jvm.parallelism", code, errs)
 	}
 }
+
+// TestDiagnoseVirtualRefused: diagnose reads a pool's idle and busy
+// workers; virtual threads have none (R130), so it refuses and points to
+// jstack and explain instead of fitting a pool that does not exist.
+func TestDiagnoseVirtualRefused(t *testing.T) {
+	code, _, errs := run(t, "diagnose", "../../scenarios/examples/tomcat-virtual-hikari.yaml", "--dump", "../../threaddump/testdata/jdk25-virtual-hikari.json")
+	if code != 2 || !strings.Contains(errs, "poolsim jstack") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("exit %d, %q; want 2 and one line pointing to poolsim jstack", code, errs)
+	}
+}
