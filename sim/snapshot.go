@@ -27,6 +27,11 @@ func (e *Engine) snapshot() error {
 	fmt.Fprintf(&b, "=== snapshot at %v (t=%ss) ===\n", e.now, appendSeconds(nil, e.now))
 	if e.vt != nil {
 		b.WriteString(e.vtSnapshotHeader())
+		d, err := e.vtDump()
+		if err != nil {
+			return err
+		}
+		e.vtDumps = append(e.vtDumps, VTDump{At: e.now, JSON: d})
 	} else {
 		fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
 			p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.TimedWaitSite(),

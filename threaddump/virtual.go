@@ -250,6 +250,17 @@ func virtualSite(frames []Frame) (site, what string) {
 	return "no frames", ""
 }
 
+// causeWords puts a pin cause in a sentence: "2 by a class initializer".
+func causeWords(c string) string {
+	switch c {
+	case "class initializer", "native frame":
+		return "a " + c
+	case "unknown":
+		return "an unknown cause"
+	}
+	return c
+}
+
 // onCarrierPark: the thread parks on its carrier (VirtualThread.parkOnCarrierThread, R134, R135).
 func onCarrierPark(frames []Frame) bool {
 	for _, f := range frames {
@@ -329,7 +340,7 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 		if len(v.PinnedBy) > 0 {
 			parts := make([]string, len(v.PinnedBy))
 			for i, p := range v.PinnedBy {
-				parts[i] = fmt.Sprintf("%d by a %s", p.Count, p.Cause)
+				parts[i] = fmt.Sprintf("%d by %s", p.Count, causeWords(p.Cause))
 			}
 			fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
 		}
@@ -354,8 +365,11 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 			top[0].Count, v.Threads, strings.SplitN(top[0].What, " (", 2)[0], top[0].Site)
 	}
 	if v.Pinned > 0 && v.Carriers > 0 {
+		left := fmt.Sprintf("the scheduler runs every other virtual thread on the %d left", v.Carriers-v.Pinned)
+		if v.Pinned >= v.Carriers {
+			left = "no carrier is left for any other virtual thread"
+		}
 		fmt.Fprintf(b, "  %d of %d carriers are pinned: a virtual thread that blocks while pinned keeps its carrier and\n"+
-			"  no carrier is added for it (R134–R136): the scheduler runs every other virtual thread on the %d left.\n",
-			v.Pinned, v.Carriers, max(v.Carriers-v.Pinned, 0))
+			"  no carrier is added for it (R134–R136): %s.\n", v.Pinned, v.Carriers, left)
 	}
 }
