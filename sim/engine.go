@@ -114,7 +114,8 @@ type Engine struct {
 	wk *wakeState
 	// vt is the virtual-thread side of the run (virtual.go; nil: a pool
 	// of platform threads).
-	vt *vtState
+	vt      *vtState
+	vtDumps []VTDump // the snapshots in jcmd Thread.dump_to_file's shape (vtdump.go)
 }
 
 // workerState is what the engine keeps per live worker, beside the model.
@@ -347,6 +348,9 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 			return true, nil // it happens when the pause ends
 		}
 	}
+	if e.opt.CheckInvariants && ev.at < e.now {
+		panic(fmt.Sprintf("sim: time went back from %v to %v (phase %d)", e.now, ev.at, ev.phase))
+	}
 	if e.vt != nil {
 		e.vtAdvance(ev.at)
 	}
@@ -496,11 +500,7 @@ func (e *Engine) submit() {
 		}
 	}
 	if e.vt != nil && t.Program == 0 {
-		// On a virtual thread a plain service law is CPU work: one
-		// compute step (virtual.go).
-		steps = append(e.vt.plain[:0], workloads.DrawnStep{Kind: workloads.Compute, Time: a.Service, Timeout: workloads.OwnTimeout})
-		e.vt.plain = steps
-		t.Program = e.newProgram(steps)
+		e.vtPlainProgram(&t)
 	}
 	if e.cl != nil {
 		e.openRequest(&t, steps)

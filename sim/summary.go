@@ -203,6 +203,9 @@ type Result struct {
 	Findings []string
 	// Applied lists the runtime events as applied, in order.
 	Applied []AppliedEvent
+	// VTDumps are a virtual-thread run's snapshots in the JSON shape of
+	// jcmd Thread.dump_to_file (vtdump.go), one per snapshot time.
+	VTDumps []VTDump
 	// WaitCDF and ResponseCDF are steady-state quantiles at CDFQuantiles
 	// (empty without steady-state tasks).
 	WaitCDF, ResponseCDF []Quantile
@@ -222,7 +225,7 @@ func (e *Engine) Result() *Result {
 func (e *Engine) result() *Result {
 	rec := e.rec
 	s := e.summary()
-	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied,
+	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied, VTDumps: e.vtDumps,
 		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
 		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
 	e.lim.summarize(&res.Summary, e.interrupted, e.stopReason)
@@ -361,6 +364,11 @@ func (e *Engine) summarizeLoad(s *Summary, st steady) {
 	s.ThreadStart = Stat(rec.threadStartTotal.Seconds())
 	s.ThreadStartSubmitter = Stat(rec.threadStartSubmitter.Seconds())
 	s.PeakReservedStack = int64(p.LargestPoolSize()) * e.sc.Host.StackSize
+	if e.vt != nil {
+		// Virtual threads reserve no thread stack (their frames live on
+		// the heap, R140): the platform threads are the carriers.
+		s.PeakReservedStack = int64(e.vt.carriers.Largest()) * e.sc.Host.StackSize
+	}
 	s.Throughput = st.rate(rec.nResponse)
 	s.LastTaskEnd = at(rec.completed+rec.callerRan > 0, max(rec.lastEnd, rec.callerLastEnd))
 	s.CPUs = rec.cpus

@@ -144,6 +144,10 @@ var badInputs = []badInput{
 	{"jvm.version out of range", []string{"run", bad + "vt-version.yaml"}, 2,
 		`testdata/bad/vt-version.yaml:3:16: jvm.version: must be in 21..25, got 17 (a JDK feature release 21..25 (it decides what pins a virtual thread: R134, R135))`},
 
+	{"virtual preset on an executor resource", []string{"run", bad + "vt-executor-resource.yaml"}, 2,
+		`testdata/bad/vt-executor-resource.yaml:4:42: resources.async.pool.preset: a virtual-thread executor as a called resource is not modelled (its VTs would need the scenario's carriers) (a platform preset for this executor, e.g. spring-boot; or make the virtual pool the scenario's pool)`},
+	{"concurrencyLimit with closed-loop users", []string{"run", bad + "vt-limit-with-users.yaml"}, 2,
+		`testdata/bad/vt-limit-with-users.yaml:2:48: pool.concurrencyLimit: a caller waiting for a permit with workload.client or users is not modelled (each request would be its own waiting caller) (rejectTasksWhenLimitReached: true, or leave client and users out)`},
 	// --- what the JDK constructor refuses (R2, R24) ---
 	// corePoolSize < 0.
 	{"core < 0", []string{"run", bad + "core-negative.yaml"}, 2,
