@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -49,6 +50,14 @@ type DiagnoseOptions struct {
 	// lower at a given rate (spec §12). It is not applied to a Jetty or a
 	// scheduled pool, whose queues have no modelled latency.
 	Wakeup *scenarios.Wakeup
+	// FullGrid simulates every rate of the search grid. By default the
+	// scan starts at the grid point nearest the first guess and walks
+	// outward, and stops walking in a direction once two successive rates
+	// there are decisively inconsistent and moving away from the
+	// observation (see stopsAt): the pool size grows with the rate (R78),
+	// so the rates beyond cannot fit, and the band, the best fit and the
+	// notes come out as on the full grid.
+	FullGrid bool
 }
 
 // RateRange is the range of request rates consistent with the observation
@@ -80,12 +89,23 @@ type Diagnosis struct {
 	Issues []string
 	// Explanation explains the pool at the best periodic estimate.
 	Explanation *Explanation
+	// Simulations is how many simulations the diagnosis ran: every
+	// replication of every candidate rate, and the explanation's (its run
+	// and its what-ifs). Skipped is how many grid rates the early stop
+	// left out (times their replications: Simulations saved). Wall is how
+	// long Diagnose took.
+	Simulations int
+	Skipped     int
+	Wall        time.Duration
+
+	sims atomic.Int64
 }
 
 // Diagnose infers, by simulation, the steady request rates that leave a pool
 // configured as pool with the observed number of workers, Since after a peak
 // of Peak workers, for periodic and for Poisson arrivals.
 func Diagnose(ctx context.Context, pool scenarios.Pool, obs Observation, opt DiagnoseOptions) (*Diagnosis, error) {
+	start := time.Now()
 	c := pool.Config
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -149,7 +169,10 @@ func Diagnose(ctx context.Context, pool scenarios.Pool, obs Observation, opt Dia
 		if d.Explanation, err = Explain(ctx, sc, Options{}); err != nil {
 			return nil, err
 		}
+		d.sims.Add(int64(d.Explanation.Simulations))
 	}
+	d.Simulations = int(d.sims.Load())
+	d.Wall = time.Since(start)
 	return d, nil
 }
 
@@ -238,7 +261,8 @@ workload:
 // finalSize simulates one candidate and returns the pool size at the end.
 func (d *Diagnosis) finalSize(ctx context.Context, process string, rate float64, seed uint64) (float64, error) {
 	sc := d.scenario(process, rate, seed)
-	res, err := sim.Run(ctx, sc, sim.Options{})
+	d.sims.Add(1)
+	res, err := runSim(ctx, sc, sim.Options{})
 	if err != nil {
 		return 0, err
 	}
@@ -247,26 +271,42 @@ func (d *Diagnosis) finalSize(ctx context.Context, process string, rate float64,
 
 // point simulates a rate with its replications (in parallel).
 func (d *Diagnosis) point(ctx context.Context, process string, rate float64) (CurvePoint, error) {
+	ps, err := d.points(ctx, process, []float64{rate})
+	if err != nil {
+		return CurvePoint{}, err
+	}
+	return ps[0], nil
+}
+
+// points simulates rates with their replications, all in parallel.
+func (d *Diagnosis) points(ctx context.Context, process string, rates []float64) ([]CurvePoint, error) {
 	n := d.Opt.Replications
 	if process == "constant" {
 		n = 1 // periodic traffic is deterministic
 	}
-	xs := make([]float64, n)
-	err := inParallel(n, func(i int) (err error) {
+	xs := make([]float64, n*len(rates))
+	err := inParallel(len(xs), func(k int) (err error) {
 		// Seeds depend only on the replication, so every rate sees the
-		// same random streams (common random numbers).
-		xs[i], err = d.finalSize(ctx, process, rate, d.Opt.Seed+uint64(i))
+		// same random streams (common random numbers): the comparison
+		// between candidates is not blurred by the seeds, and a rate's
+		// figures do not depend on which other rates were simulated.
+		i := k % n
+		xs[k], err = d.finalSize(ctx, process, rates[k/n], d.Opt.Seed+uint64(i))
 		return err
 	})
 	if err != nil {
-		return CurvePoint{}, err
+		return nil, err
 	}
-	p := CurvePoint{Rate: rate}
-	p.Mean, p.SD = stat.MeanStdDev(xs, nil)
-	if n == 1 {
-		p.SD = 0
+	out := make([]CurvePoint, len(rates))
+	for j, r := range rates {
+		p := CurvePoint{Rate: r}
+		p.Mean, p.SD = stat.MeanStdDev(xs[j*n:(j+1)*n], nil)
+		if n == 1 {
+			p.SD = 0
+		}
+		out[j] = p
 	}
-	return p, nil
+	return out, nil
 }
 
 // consistent: the observed count is a plausible draw at this rate — within
@@ -286,13 +326,11 @@ func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (
 	for i := range rates {
 		rates[i] = lo * math.Pow(hi/lo, float64(i)/float64(points-1))
 	}
-	for _, r := range rates {
-		p, err := d.point(ctx, process, r)
-		if err != nil {
-			return rr, err
-		}
-		rr.Curve = append(rr.Curve, p)
+	var err error
+	if rates, rr.Curve, err = d.grid(ctx, process, rates, guess); err != nil {
+		return rr, err
 	}
+	d.Skipped += (points - len(rates)) * d.replications(process)
 	first, last := -1, -1
 	for i, p := range rr.Curve {
 		if d.consistent(p) {
@@ -356,7 +394,6 @@ func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (
 		}
 		return in, nil
 	}
-	var err error
 	rr.Low = rates[first]
 	if first > 0 {
 		if rr.Low, err = edge(rates[first], rates[first-1]); err != nil {
@@ -379,6 +416,115 @@ func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (
 		rr.Best = d.crossing(rr.Curve, rr.Low, rr.High)
 	}
 	return rr, nil
+}
+
+// replications is how many seeds one candidate rate of process runs.
+func (d *Diagnosis) replications(process string) int {
+	if process == "constant" {
+		return 1
+	}
+	return d.Opt.Replications
+}
+
+// grid simulates the rates of the search grid (ascending) and returns those
+// it simulated, with their points, in grid order: every rate with FullGrid,
+// else a contiguous run of them. The scan starts at the rate nearest the
+// guess and walks outward, one rate up and one down at a time (both
+// simulated at once), and stops walking in a direction when stopsAt says
+// the rates beyond cannot fit. Which rates run depends only on the
+// results, never on the number of processors. If no rate fits, the rest of
+// the grid is simulated too, so that the search for a narrow step and the
+// note about the simulated range see what the full grid gives.
+func (d *Diagnosis) grid(ctx context.Context, process string, rates []float64, guess float64) ([]float64, []CurvePoint, error) {
+	if d.Opt.FullGrid {
+		curve, err := d.points(ctx, process, rates)
+		return rates, curve, err
+	}
+	curve := make([]*CurvePoint, len(rates))
+	start := 0
+	for i, r := range rates {
+		if math.Abs(math.Log(r/guess)) < math.Abs(math.Log(rates[start]/guess)) {
+			start = i
+		}
+	}
+	first, err := d.points(ctx, process, rates[start:start+1])
+	if err != nil {
+		return nil, nil, err
+	}
+	curve[start] = &first[0]
+	lo, hi := start-1, start+1 // the next rates down and up
+	down, up := lo >= 0, hi < len(rates)
+	for up || down {
+		var batch []int
+		if up {
+			batch = append(batch, hi)
+		}
+		if down {
+			batch = append(batch, lo)
+		}
+		rs := make([]float64, len(batch))
+		for j, i := range batch {
+			rs[j] = rates[i]
+		}
+		ps, err := d.points(ctx, process, rs)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, i := range batch {
+			curve[i] = &ps[j]
+		}
+		if up {
+			hi++
+			up = hi < len(rates) && !d.stopsAt(curve[hi-1], curve[hi-2], +1)
+		}
+		if down {
+			lo--
+			down = lo >= 0 && !d.stopsAt(curve[lo+1], curve[lo+2], -1)
+		}
+	}
+	found := false
+	for _, p := range curve {
+		found = found || (p != nil && d.consistent(*p))
+	}
+	if !found {
+		var rest []float64
+		var at []int
+		for i, p := range curve {
+			if p == nil {
+				rest, at = append(rest, rates[i]), append(at, i)
+			}
+		}
+		ps, err := d.points(ctx, process, rest)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, i := range at {
+			curve[i] = &ps[j]
+		}
+	}
+	var rs []float64
+	var out []CurvePoint
+	for i, p := range curve {
+		if p != nil {
+			rs, out = append(rs, rates[i]), append(out, *p)
+		}
+	}
+	return rs, out, nil
+}
+
+// stopsAt: the scan walking in direction dir (+1 up, −1 down) may stop
+// after p, whose neighbour towards the start is q: both are decisively
+// inconsistent on the side the walk moves away to — the mean beyond the
+// observation by twice the consistency margin (2 SD + ½ worker, see
+// consistent) — and p is no closer to the observation than q. The final
+// pool size grows with the rate (a worker survives its turn iff N/λ − S <
+// K, R78), so the rates further out leave the pool further still from the
+// observation and cannot fit.
+func (d *Diagnosis) stopsAt(p, q *CurvePoint, dir int) bool {
+	target := float64(d.Obs.Total)
+	away := func(c *CurvePoint) float64 { return float64(dir) * (c.Mean - target) }
+	decisive := func(c *CurvePoint) bool { return away(c) > 2*(2*c.SD+0.5) }
+	return decisive(p) && decisive(q) && away(p) >= away(q)
 }
 
 // crossing interpolates (in log rate) where the mean curve reaches the
@@ -428,6 +574,7 @@ func (d *Diagnosis) Text() string {
 	}
 	b.WriteString(wrap(fmt.Sprintf("Assumed: the pool peaked at %d workers (--peak), then saw steady traffic for %v (--since), tasks of about %v (--service), %s. Each candidate rate was simulated from that state; the observation fits a rate when it lies within two standard deviations (over %d seeds) of the simulated pool size, plus half a worker.",
 		d.Opt.Peak, d.Opt.Since, d.Opt.Service, timing, d.Opt.Replications), 100, ""))
+	b.WriteString(wrap(d.simulatedText(), 100, ""))
 	b.WriteString("\nRequest rates consistent with the observation:\n")
 	for _, rr := range []RateRange{d.Periodic, d.Poisson} {
 		label := map[string]string{"constant": "periodic traffic (health checks, probes)", "poisson": "random (Poisson) traffic"}[rr.Process]
@@ -465,6 +612,16 @@ func (d *Diagnosis) Text() string {
 		b.WriteString(d.Explanation.Text())
 	}
 	return b.String()
+}
+
+// simulatedText says how many simulations the diagnosis ran (its time goes
+// to stderr: the text is the same for the same inputs).
+func (d *Diagnosis) simulatedText() string {
+	t := fmt.Sprintf("Simulated: %d runs", d.Simulations)
+	if d.Skipped > 0 {
+		t += fmt.Sprintf("; the scan of candidate rates stopped once the band was bracketed, skipping %d (--full-grid runs them)", d.Skipped)
+	}
+	return t + "."
 }
 
 // verdict is the diagnosis in one sentence, and whether the pool behaves

@@ -177,6 +177,11 @@ type DiagnoseJSON struct {
 	Issues     []string      `json:"issues"`
 	Observed   *Observation  `json:"observed,omitempty"`
 	Metrics    *MetricsJSON  `json:"metrics,omitempty"`
+	// Simulations is how many simulations a diagnosis from a dump or
+	// counts ran (Diagnosis.Simulations); SkippedSimulations how many the
+	// early stop saved (0 with --full-grid). Absent with --metrics.
+	Simulations        int `json:"simulations,omitempty"`
+	SkippedSimulations int `json:"skipped_simulations,omitempty"`
 }
 
 // MetricsJSON is the metrics part of diagnose --json.
@@ -307,6 +312,7 @@ func (md *MetricsDiagnosis) JSON() DiagnoseJSON {
 func (d *Diagnosis) JSON() DiagnoseJSON {
 	verdict, ok := d.verdict()
 	j := DiagnoseJSON{Source: d.Obs.Source, Verdict: verdict, AsDesigned: ok, Issues: append([]string{}, d.Issues...), Observed: &d.Obs,
+		Simulations: d.Simulations, SkippedSimulations: d.Skipped,
 		Assumed: Assumed{Peak: d.Opt.Peak, SinceS: sim.Stat(d.Opt.Since.Seconds()), ServiceS: sim.Stat(d.Opt.Service.Seconds()), Replications: d.Opt.Replications}}
 	if d.Periodic.Found {
 		j.Periodic = &scraped.Band{Low: d.Periodic.Low, High: d.Periodic.High, Best: d.Periodic.Best}

@@ -85,6 +85,9 @@ type Explanation struct {
 	Process  string
 	Findings []Finding
 	WhatIfs  []WhatIf
+	// Simulations is how many simulations Explain ran: the scenario's and
+	// one per what-if that got as far as simulating.
+	Simulations int
 
 	window window
 }
@@ -94,6 +97,11 @@ type Finding struct {
 	Title string
 	Text  string
 }
+
+// runSim is how explain runs a simulation: sim.Run, the one engine. Tests
+// replace it to count the runs that the figures Explanation.Simulations and
+// Diagnosis.Simulations claim.
+var runSim = sim.Run
 
 // Explain runs sc, analyses the steady state and re-simulates the what-ifs
 // that matter for its configuration.
@@ -105,7 +113,8 @@ func Explain(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Explana
 	var peaks peakTracker
 	var all []sim.Sample // kept only when runtime events need them
 	var queueMax int
-	res, err := sim.Run(ctx, sc, sim.Options{OnSample: func(s sim.Sample) {
+	e.Simulations++
+	res, err := runSim(ctx, sc, sim.Options{OnSample: func(s sim.Sample) {
 		peaks.observe(s)
 		if len(sc.Events) > 0 {
 			all = append(all, s)
@@ -140,7 +149,7 @@ func Explain(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Explana
 			if e.window.overridden(w.Sets) {
 				continue // a runtime event replaces the value before the steady state
 			}
-			alt, err := resimulate(ctx, sc, w.Sets)
+			alt, err := resimulate(ctx, sc, w.Sets, &e.Simulations)
 			if err != nil {
 				w.Error = err.Error()
 			} else {
@@ -241,14 +250,16 @@ func steadyProcess(sc *scenarios.Scenario) string {
 	return "none" // every phase ended before the run did
 }
 
-func resimulate(ctx context.Context, sc *scenarios.Scenario, sets []string) (Metrics, error) {
+// resimulate runs sc with sets applied, counting the run in *sims.
+func resimulate(ctx context.Context, sc *scenarios.Scenario, sets []string, sims *int) (Metrics, error) {
 	alt, err := scenarios.Parse(sc.Text, sc.Path, append(append([]string(nil), sc.Sets...), sets...))
 	if err != nil {
 		return Metrics{}, err
 	}
 	alt.Seed = sc.Seed
 	var peaks peakTracker
-	res, err := sim.Run(ctx, alt, sim.Options{OnSample: peaks.observe})
+	*sims++
+	res, err := runSim(ctx, alt, sim.Options{OnSample: peaks.observe})
 	if err != nil {
 		return Metrics{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,6 +30,7 @@ func diagnoseCommand() *cli.Command {
 		&cli.IntFlag{Name: "replications", Value: 8, Usage: "seeds per candidate rate for Poisson traffic"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "first seed"},
 		&cli.StringSliceFlag{Name: "set", Usage: "with a SCENARIO: override a key, e.g. --set pool.keepAlive=30s"},
+		&cli.BoolFlag{Name: "full-grid", Usage: "simulate every candidate rate of the search grid (default: stop scanning once the band is bracketed; the same answer, fewer simulations)"},
 		&cli.BoolFlag{Name: "json", Usage: "print the diagnosis as one JSON object (see the README's Outputs)"},
 		&cli.StringFlag{Name: "out", Usage: "with --metrics: write overlay.png, report.html, diagnosis.json and fitted.yaml into this directory"},
 		&cli.StringFlag{Name: "write-scenario", Usage: "with --metrics: write the fitted scenario YAML to this file (as 'poolsim fit' does)"},
@@ -77,7 +79,7 @@ gauges hid (rejections, queue waits, bursts between scrapes).`,
 			if err != nil {
 				return err
 			}
-			opt := explain.DiagnoseOptions{Peak: c.Int("peak"), Replications: c.Int("replications"), Seed: c.Uint64("seed")}
+			opt := explain.DiagnoseOptions{Peak: c.Int("peak"), Replications: c.Int("replications"), Seed: c.Uint64("seed"), FullGrid: c.Bool("full-grid")}
 			switch w := c.String("wakeup"); w {
 			case "calibrated":
 				cal := scenarios.CalibratedWakeup()
@@ -98,6 +100,8 @@ gauges hid (rejections, queue waits, bursts between scrapes).`,
 			if err != nil {
 				return err
 			}
+			// The time goes to stderr: stdout is the same for the same inputs.
+			fmt.Fprintf(c.App.ErrWriter, "diagnose: %d simulations in %s (%d skipped by the early stop)\n", d.Simulations, d.Wall.Round(time.Millisecond), d.Skipped)
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, d.JSON())
 			}

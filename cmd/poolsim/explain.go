@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,10 +32,13 @@ lower max, a LIFO hand-off, less traffic, a bounded queue, ...) on the same traf
 			if err != nil {
 				return err
 			}
+			start := time.Now()
 			e, err := explain.Explain(c.Context, sc, explain.Options{NoWhatIfs: c.Bool("no-what-ifs")})
 			if err != nil {
 				return err
 			}
+			// On stderr: stdout is explain's text, the same for the same inputs.
+			fmt.Fprintf(c.App.ErrWriter, "explain: %d simulations (the scenario and %d what-ifs) in %s\n", e.Simulations, e.Simulations-1, time.Since(start).Round(time.Millisecond))
 			fmt.Fprint(c.App.Writer, e.Text())
 			return nil
 		},
