@@ -154,3 +154,29 @@ func TestExplainCountsSimulations(t *testing.T) {
 		t.Errorf("%d sim.Run calls, Simulations %d, %d what-ifs", got, e.Simulations, len(e.WhatIfs))
 	}
 }
+
+// BenchmarkDiagnose is the README's incident (Tomcat's connector: core 10,
+// max 800, keepAlive 1m; 120 workers, 119 idle, an hour after a peak of 800,
+// the calibrated hand-off timing) with the full grid and with the early
+// stop; it reports the simulations per diagnosis.
+//
+//	go test -run '^$' -bench Diagnose -benchtime 3x ./explain
+func BenchmarkDiagnose(b *testing.B) {
+	cal := scenarios.CalibratedWakeup()
+	obs := Observation{Total: 120, IdleTimed: 119, Busy: 1}
+	for _, full := range []bool{true, false} {
+		name := map[bool]string{true: "full-grid", false: "early-stop"}[full]
+		b.Run(name, func(b *testing.B) {
+			var sims int
+			for range b.N {
+				d, err := Diagnose(context.Background(), tomcatPool(10, 800, time.Minute), obs,
+					DiagnoseOptions{Since: time.Hour, Peak: 800, Wakeup: &cal, FullGrid: full})
+				if err != nil {
+					b.Fatal(err)
+				}
+				sims = d.Simulations
+			}
+			b.ReportMetric(float64(sims), "sims/op")
+		})
+	}
+}
