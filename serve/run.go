@@ -35,8 +35,10 @@ type resultMsg struct {
 	Figures     []figureView  `json:"figures"`
 	Answer      template.HTML `json:"answer"`
 	Summary     template.HTML `json:"summary"`
-	// SimMS is how long the simulation took on the server.
-	SimMS float64 `json:"simMs"`
+	// SimMS is how long the simulation took on the server; Simulations
+	// how many it ran for this answer (one: the run).
+	SimMS       float64 `json:"simMs"`
+	Simulations int     `json:"simulations"`
 	// Incomplete says why the run stopped early, if it did.
 	Incomplete string `json:"incomplete,omitempty"`
 }
@@ -64,6 +66,11 @@ type progressMsg struct {
 type explainMsg struct {
 	Type string        `json:"type"` // "explain" or "whatifs"
 	HTML template.HTML `json:"html"`
+	// Simulations is how many simulations this message took (the run, and
+	// for "whatifs" one per what-if: explain.Explanation.Simulations; 0
+	// when the explanation failed), SimMS how long they took.
+	Simulations int     `json:"simulations"`
+	SimMS       float64 `json:"simMs"`
 }
 
 // progressEvery is how often a long run reports its progress; the first
@@ -145,7 +152,7 @@ func (s *Server) simulate(ctx context.Context, sc *scenarios.Scenario, sets []st
 		return nil, err
 	}
 	msg := &resultMsg{Type: "result", Sets: sets, File: downloadName(sc), Config: viewOf(sc), Timeline: timelineOf(tl),
-		Answer: parts.Answer, Summary: parts.Summary, SimMS: simMS}
+		Answer: parts.Answer, Summary: parts.Summary, SimMS: simMS, Simulations: 1}
 	if msg.Sets == nil {
 		msg.Sets = []string{}
 	}
@@ -172,16 +179,20 @@ func (s *Server) explain(ctx context.Context, sc *scenarios.Scenario, st *stream
 		if !s.acquire(ctx) {
 			return
 		}
+		start := time.Now()
 		e, err := explain.Explain(ctx, sc, opt)
+		simMS := float64(time.Since(start).Microseconds()) / 1000
 		s.release()
 		if ctx.Err() != nil {
 			return
 		}
 		rs := report.Scenario{Name: sc.Name}
+		sims := 0
 		if err != nil {
 			rs.Explain = "(no explanation: " + err.Error() + ")"
 		} else {
 			rs.Findings, rs.WhatIfs = output.Explanation(e)
+			sims = e.Simulations
 		}
 		parts, err := report.SectionParts(rs)
 		if err != nil {
@@ -191,7 +202,7 @@ func (s *Server) explain(ctx context.Context, sc *scenarios.Scenario, st *stream
 		if !opt.NoWhatIfs {
 			kind = "whatifs"
 		}
-		if !st.send(explainMsg{Type: kind, HTML: parts.Explanation}) {
+		if !st.send(explainMsg{Type: kind, HTML: parts.Explanation, Simulations: sims, SimMS: simMS}) {
 			return
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsim/poolsim/explain"
 	"github.com/poolsim/poolsim/scenarios"
 	"github.com/poolsim/poolsim/serve"
 	"github.com/poolsim/poolsim/sim"
@@ -102,6 +103,9 @@ func TestRunStream(t *testing.T) {
 		t.Fatalf("messages %q, want result, then explain whatifs", got)
 	}
 	res := msgs[0]
+	if res["simulations"] != 1.0 || msgs[1]["simulations"] != 1.0 {
+		t.Errorf("simulations: result %v, findings %v; want 1 each", res["simulations"], msgs[1]["simulations"])
+	}
 	if res["command"] != "poolsim run s.yaml --set pool.keepAlive=4s" {
 		t.Errorf("command %q", res["command"])
 	}
@@ -114,6 +118,15 @@ func TestRunStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRaw, _ := want.Summary.PoolSizeMean.MarshalJSON()
+	// The what-ifs message counts the run and one per what-if, as the
+	// library's Explain does on the same scenario.
+	e, err := explain.Explain(context.Background(), sc, explain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := msgs[2]["simulations"]; got != float64(e.Simulations) || e.Simulations != 1+len(e.WhatIfs) {
+		t.Errorf("what-ifs message: %v simulations; explain ran %d (%d what-ifs)", got, e.Simulations, len(e.WhatIfs))
+	}
 	found := false
 	for _, f := range res["figures"].([]any) {
 		f := f.(map[string]any)
