@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -93,6 +94,21 @@ func TestDiagnoseJSON(t *testing.T) {
 			}
 			if cur == nil {
 				t.Errorf("%v: %s missing", args, path)
+			}
+		}
+		if args[2] == "--workers" {
+			// The count in the object is the one stderr states with the
+			// time; the early stop's saving is there too.
+			var sims, skipped int
+			if _, err := fmt.Sscanf(stderr[strings.Index(stderr, "diagnose: "):], "diagnose: %d simulations in %s (%d skipped", &sims, new(string), &skipped); err != nil {
+				t.Fatalf("%v: no count on stderr: %v\n%s", args, err, stderr)
+			}
+			var wantSkipped any // omitted when 0
+			if skipped > 0 {
+				wantSkipped = float64(skipped)
+			}
+			if sims == 0 || m["simulations"] != float64(sims) || m["skipped_simulations"] != wantSkipped {
+				t.Errorf("%v: JSON simulations %v, skipped %v; stderr %q", args, m["simulations"], m["skipped_simulations"], stderr)
 			}
 		}
 	}
