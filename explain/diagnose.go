@@ -69,6 +69,8 @@ type RateRange struct {
 	Found     bool    // some rate is consistent
 	Curve     []CurvePoint
 	Note      string
+
+	skipped int // simulations the early stop saved
 }
 
 // CurvePoint is the simulated pool size at one rate.
@@ -153,13 +155,21 @@ func Diagnose(ctx context.Context, pool scenarios.Pool, obs Observation, opt Dia
 		}
 		d.Opt.Service = opt.Service
 	}
-	var err error
-	if d.Periodic, err = d.search(ctx, "constant", guess); err != nil {
+	// The two searches are independent (their own rates and seeds): they
+	// run at the same time, which fills the processors that the periodic
+	// search, one run per rate, leaves idle.
+	err := inParallel(2, func(k int) (err error) {
+		if k == 0 {
+			d.Periodic, err = d.search(ctx, "constant", guess)
+		} else {
+			d.Poisson, err = d.search(ctx, "poisson", guess)
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	if d.Poisson, err = d.search(ctx, "poisson", guess); err != nil {
-		return nil, err
-	}
+	d.Skipped = d.Periodic.skipped + d.Poisson.skipped
 	best := d.Periodic
 	if !best.Found {
 		best = d.Poisson
@@ -330,7 +340,7 @@ func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (
 	if rates, rr.Curve, err = d.grid(ctx, process, rates, guess); err != nil {
 		return rr, err
 	}
-	d.Skipped += (points - len(rates)) * d.replications(process)
+	rr.skipped = (points - len(rates)) * d.replications(process)
 	first, last := -1, -1
 	for i, p := range rr.Curve {
 		if d.consistent(p) {
@@ -378,14 +388,19 @@ func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (
 		return rr, nil
 	}
 	rr.Found = true
-	edge := func(in, out float64) (float64, error) {
+	// The two edges are independent: they are bisected at the same time
+	// (each keeps its own points, appended low then high as one after the
+	// other would, so the curve and the answer do not depend on the order
+	// the runs end in).
+	var edges [2][]CurvePoint
+	edge := func(k int, in, out float64) (float64, error) {
 		for i := 0; i < 12; i++ {
 			mid := math.Sqrt(in * out)
 			p, err := d.point(ctx, process, mid)
 			if err != nil {
 				return 0, err
 			}
-			rr.Curve = append(rr.Curve, p)
+			edges[k] = append(edges[k], p)
 			if d.consistent(p) {
 				in = mid
 			} else {
@@ -394,21 +409,24 @@ func (d *Diagnosis) search(ctx context.Context, process string, guess float64) (
 		}
 		return in, nil
 	}
-	rr.Low = rates[first]
-	if first > 0 {
-		if rr.Low, err = edge(rates[first], rates[first-1]); err != nil {
-			return rr, err
-		}
-	} else {
+	rr.Low, rr.High = rates[first], rates[last]
+	if first == 0 {
 		rr.Note = fmt.Sprintf("any rate below %.3g/s also fits: the pool cannot shrink below core (%d)", rates[0], d.Pool.Core)
 		rr.Low = 0
 	}
-	rr.High = rates[last]
-	if last < len(rates)-1 {
-		if rr.High, err = edge(rates[last], rates[last+1]); err != nil {
-			return rr, err
+	err = inParallel(2, func(k int) (err error) {
+		switch {
+		case k == 0 && first > 0:
+			rr.Low, err = edge(0, rates[first], rates[first-1])
+		case k == 1 && last < len(rates)-1:
+			rr.High, err = edge(1, rates[last], rates[last+1])
 		}
+		return err
+	})
+	if err != nil {
+		return rr, err
 	}
+	rr.Curve = append(append(rr.Curve, edges[0]...), edges[1]...)
 	sort.Slice(rr.Curve, func(i, j int) bool { return rr.Curve[i].Rate < rr.Curve[j].Rate })
 	if process == "constant" && rr.Low > 0 {
 		rr.Best = math.Sqrt(rr.Low * rr.High) // a step: every rate inside fits equally
