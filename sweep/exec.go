@@ -56,9 +56,9 @@ type pointState struct {
 // point (into opt.Dir, or into mem without one). It returns how many
 // simulations ran and how many points finished; on an error or
 // cancellation it waits for every goroutine before returning.
-func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOptions, id string, mem map[int]*pointRecord) (sims, ran int, err error) {
+func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOptions, id string, mem map[int]*pointRecord) (sims, cancelled, ran int, err error) {
 	if len(todo) == 0 {
-		return 0, 0, nil
+		return 0, 0, 0, nil
 	}
 	runCtx, cancelRuns := context.WithCancel(ctx)
 	defer cancelRuns()
@@ -115,6 +115,7 @@ func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOption
 			inflight--
 			switch {
 			case r.cancelled:
+				cancelled++
 			case r.err != nil:
 				stop(r.err)
 			default:
@@ -147,7 +148,7 @@ func (s *Sweep) execute(ctx context.Context, todo []int, jobs int, opt RunOption
 	if err == nil && decided < len(todo) {
 		err = ErrInterrupted
 	}
-	return sims, ran, err
+	return sims, cancelled, ran, err
 }
 
 // startJobs starts the jobs worker goroutines: each runs the replications
@@ -238,11 +239,15 @@ func removePoint(open []*pointState, ps *pointState) []*pointState {
 	return open
 }
 
+// runSim is how a sweep runs a simulation: sim.Run, the one engine. Tests
+// replace it to count the runs Outcome.Simulations claims.
+var runSim = sim.Run
+
 // simulate runs one replication.
 func (s *Sweep) simulate(ctx context.Context, it workItem) workResult {
 	sc := *it.sc
 	sc.Seed = it.seed
-	res, err := sim.Run(ctx, &sc, sim.Options{})
+	res, err := runSim(ctx, &sc, sim.Options{})
 	if ctx.Err() != nil {
 		return workResult{ps: it.ps, rep: it.rep, cancelled: true}
 	}

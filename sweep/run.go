@@ -252,8 +252,11 @@ type Outcome struct {
 	// finished by this run.
 	Points, Resumed, Ran int
 	// Simulations run by this call (including replications beyond a
-	// point's final count, run ahead in parallel and not used).
+	// point's final count, run ahead in parallel and not used); Cancelled
+	// more were started and stopped part-way, when their point (or the
+	// sweep) was decided or interrupted before they ended.
 	Simulations int
+	Cancelled   int
 	Wall        time.Duration
 }
 
@@ -314,8 +317,8 @@ func (s *Sweep) Run(ctx context.Context, opt RunOptions) (*Outcome, error) {
 	if opt.Progress != nil {
 		opt.Progress.Start(len(points), out.Resumed)
 	}
-	sims, ran, err := s.execute(ctx, todo, jobs, opt, id, done)
-	out.Simulations, out.Ran = sims, ran
+	sims, cancelled, ran, err := s.execute(ctx, todo, jobs, opt, id, done)
+	out.Simulations, out.Cancelled, out.Ran = sims, cancelled, ran
 	out.Wall = time.Since(start)
 	if err != nil {
 		return out, err

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
@@ -339,15 +340,32 @@ func TestPrecisionLoop(t *testing.T) {
 		return Config{Path: path, Params: mustParams(t, "pool.max=3,4,8"), Replications: 3, Precision: prec, Metric: "wait_mean_s", MaxReplications: max, Version: "test"}
 	}
 	var first *Results
+	// Count the sim.Run calls: Outcome.Simulations must be the work done,
+	// replications run ahead in parallel and not used included.
+	var runs atomic.Int64
+	saved := runSim
+	runSim = func(ctx context.Context, sc *scenarios.Scenario, opt sim.Options) (*sim.Result, error) {
+		runs.Add(1)
+		return saved(ctx, sc, opt)
+	}
+	defer func() { runSim = saved }()
 	for _, jobs := range []int{1, 4} {
 		s, err := New(cfg(0.15, 40))
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
+		runs.Store(0)
 		o, err := s.Run(context.Background(), RunOptions{Dir: dir, Jobs: jobs})
 		if err != nil {
 			t.Fatal(err)
+		}
+		used := 0
+		for _, row := range o.Results.Rows {
+			used += row.Replications
+		}
+		if got := int(runs.Load()); got != o.Simulations+o.Cancelled || o.Simulations < used || (jobs == 1 && (o.Simulations != used || o.Cancelled != 0)) {
+			t.Errorf("jobs %d: %d sim.Run calls, Outcome.Simulations %d + Cancelled %d, %d replications used", jobs, got, o.Simulations, o.Cancelled, used)
 		}
 		d := s.Definition()
 		j, _ := o.Results.MetricIndex("wait_mean_s")

@@ -218,6 +218,10 @@ func printSweep(w io.Writer, sw *sweep.Sweep, o *sweep.Outcome, out string, shar
 		part = fmt.Sprintf(" (shard %s of %d points)", shard, def.Points)
 	}
 	fmt.Fprintf(w, "sweep %s: %d points%s, %d simulations in %s with %d jobs", def.Scenario, o.Points, part, o.Simulations, o.Wall.Round(time.Millisecond), jobs)
+	if o.Cancelled > 0 {
+		// Run ahead for a point that --precision decided first.
+		fmt.Fprintf(w, " (and %d cancelled part-way, no longer needed)", o.Cancelled)
+	}
 	if o.Resumed > 0 {
 		fmt.Fprintf(w, "; %d points were already finished (resumed)", o.Resumed)
 	}
