@@ -52,6 +52,7 @@ type Engine struct {
 	interrupted   bool     // stopped by the context (SIGINT, SIGTERM)
 	lim           *limiter // limits.maxThreads and maxQueued (limits.go)
 	events        int64
+	quietTimers   bool // nextEvent passes over quiet timers (skipQuietTimers)
 	tl            *timelineWriter
 	released      bool
 	start         time.Time // wall clock at construction, for perf.json
@@ -243,6 +244,7 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		e.sched = s
 	}
 	e.lim.constructed(cfg, pool.PoolSize())
+	e.quietTimers = e.skipQuietTimers()
 	// Runtime events are validated in time order; snapshots are sorted here.
 	e.snapAt = append([]time.Duration(nil), sc.Snapshots...)
 	slices.Sort(e.snapAt)
@@ -542,6 +544,27 @@ func (e *Engine) fireKeepAlive(ev event) {
 	case d > ev.at:
 		e.armTimer(w, d)
 	}
+}
+
+// timerQuiet reports whether w's timer, due at at, changes nothing the
+// model or the recorder sees: its worker has exited, a re-arm superseded
+// it, its worker is no longer in a timed wait (it took a task: the common
+// case of an elastic pool), or the wait now ends later (the timer re-arms).
+// fireKeepAlive then only keeps the engine's own books.
+func (e *Engine) timerQuiet(w *model.Worker, at time.Duration) bool {
+	return w.State() != model.IdleTimed || e.ws[w.Slot()].timer != at || w.Deadline() != at
+}
+
+// skipQuietTimers reports whether nextEvent may handle a quiet timer
+// (timerQuiet) without making it an event of its own: in a run where an
+// event that changes nothing still does something — a virtual-thread
+// scheduler, resources, a host's CPUs or wake-ups, a per-event hook, the
+// invariant checks — every timer stays an event. Otherwise the one thing
+// an event does at an instant where nothing changes is to cut the state
+// integrals there (recorder.advance), which leaves them bit-identical as
+// long as they are exact (recorder.mergeExact).
+func (e *Engine) skipQuietTimers() bool {
+	return e.vt == nil && e.res == nil && e.cpu == nil && e.wk == nil && e.opt.Observe == nil && !e.opt.CheckInvariants
 }
 
 func (e *Engine) armTimer(w *model.Worker, at time.Duration) {
