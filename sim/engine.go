@@ -52,7 +52,8 @@ type Engine struct {
 	interrupted   bool     // stopped by the context (SIGINT, SIGTERM)
 	lim           *limiter // limits.maxThreads and maxQueued (limits.go)
 	events        int64
-	quietTimers   bool // nextEvent passes over quiet timers (skipQuietTimers)
+	quietTimers   bool  // nextEvent passes over quiet timers (skipQuietTimers)
+	quietSkipped  int64 // the quiet timers it passed over (for the tests)
 	tl            *timelineWriter
 	released      bool
 	start         time.Time // wall clock at construction, for perf.json

@@ -80,6 +80,7 @@ again:
 			// integrals run on through its instant (skipQuietTimers).
 			e.fireKeepAlive(ev)
 			e.events++
+			e.quietSkipped++
 			goto again
 		}
 	case phaseArrival:
