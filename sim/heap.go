@@ -74,7 +74,7 @@ again:
 	switch ph {
 	case phaseCompletion, phaseCPU, phaseKeepAlive, phaseWake:
 		ev.w = e.h.pop().w
-		if ph == phaseKeepAlive && e.quietTimers && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.sc.Duration) {
+		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.sc.Duration) {
 			// A timer that changes nothing: its books kept, it is
 			// counted as the event it would have been, and the state
 			// integrals run on through its instant (skipQuietTimers).
