@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -151,7 +152,7 @@ public final class VirtualRun {
                         ValueLayout.ADDRESS));
         MethodHandle cmp = MethodHandles.lookup().findStatic(VirtualRun.class, "compare",
                 MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class));
-        ValueLayout.AddressLayout intPtr = ValueLayout.ADDRESS.withTargetLayout(ValueLayout.JAVA_INT);
+        AddressLayout intPtr = ValueLayout.ADDRESS.withTargetLayout(ValueLayout.JAVA_INT);
         comparator = linker.upcallStub(cmp, FunctionDescriptor.of(ValueLayout.JAVA_INT, intPtr, intPtr),
                 Arena.global());
     }
