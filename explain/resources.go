@@ -21,7 +21,7 @@ func (e *Explanation) holdTime(name string) float64 {
 	}
 	h := 0.0
 	for _, st := range ph[e.steadyPhase()].Steps {
-		if st.Kind == workloads.Compute || st.Resource != name {
+		if st.Kind == workloads.Compute || st.Kind == workloads.Block || st.Resource != name {
 			continue
 		}
 		if d, err := workloads.NewDistribution(st.Time, workloads.NewStream(0, "explain")); err == nil {

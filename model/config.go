@@ -36,9 +36,15 @@ const (
 	// that a task that throws is not replaced (ThreadPerTaskExecutor's
 	// TaskRunner just lets the thread end; R17 is ThreadPoolExecutor's).
 	ThreadPerTask
+	// Virtual is a virtual-thread-per-task executor (§13, R130, R141–R143;
+	// virtual.go): Executors.newVirtualThreadPerTaskExecutor(), Tomcat's
+	// VirtualThreadExecutor, Spring's SimpleAsyncTaskExecutor on virtual
+	// threads (with its optional concurrencyLimit, R143). Its workers are
+	// the virtual threads; the carriers they run on are CarrierScheduler's.
+	Virtual
 )
 
-var flavorNames = [...]string{JDK: "jdk", Tomcat: "tomcat", Scheduled: "scheduled", Jetty: "jetty", ThreadPerTask: "thread-per-task"}
+var flavorNames = [...]string{JDK: "jdk", Tomcat: "tomcat", Scheduled: "scheduled", Jetty: "jetty", ThreadPerTask: "thread-per-task", Virtual: "virtual"}
 
 func (f Flavor) String() string {
 	if int(f) < len(flavorNames) {
@@ -266,6 +272,15 @@ type Config struct {
 	// the queue until a worker takes it when due, R97). Scheduled flavor
 	// only.
 	RemoveOnCancel bool
+
+	// Throttle: the executor is Spring's SimpleAsyncTaskExecutor with a
+	// concurrencyLimit >= 0 (R143): at most ConcurrencyLimit tasks run at
+	// once; the caller of execute waits for a permit (FIFO), or, with
+	// RejectWhenLimited (rejectTasksWhenLimitReached), is refused. Limit 0
+	// refuses everything. Virtual flavor only.
+	Throttle          bool
+	ConcurrencyLimit  int
+	RejectWhenLimited bool
 }
 
 // ConfigError is a constructor or setter argument the JDK refuses.
@@ -309,7 +324,13 @@ func (c Config) Validate() error {
 	if int(c.Rejection) >= len(policyNames) {
 		return &ConfigError{"rejection", fmt.Sprintf("unknown policy %d", c.Rejection), "R32–R35"}
 	}
-	if c.Flavor == ThreadPerTask {
+	if c.Throttle && c.Flavor != Virtual {
+		return &ConfigError{"concurrencyLimit", "only SimpleAsyncTaskExecutor (preset simple-async) has a concurrency limit", "R143"}
+	}
+	if c.Throttle && c.ConcurrencyLimit < 0 {
+		return &ConfigError{"concurrencyLimit", fmt.Sprintf("must be >= 0 when set, got %d", c.ConcurrencyLimit), "R143: -1 (unbounded) is the default: leave it out"}
+	}
+	if c.Flavor == ThreadPerTask || c.Flavor == Virtual {
 		switch {
 		case c.Core != 0:
 			return &ConfigError{"core", fmt.Sprintf("a thread-per-task executor has no core threads, got %d", c.Core), "R86: newThreadPerTaskExecutor starts a thread per task; leave core out"}
@@ -325,7 +346,7 @@ func (c Config) Validate() error {
 		return &ConfigError{"queue.capacity", fmt.Sprintf("must be in 1..%d, got %d", Unbounded, c.QueueCapacity), "LinkedBlockingQueue/ArrayBlockingQueue(capacity <= 0) throw IllegalArgumentException"}
 	}
 	if int(c.Flavor) >= len(flavorNames) {
-		return &ConfigError{"flavor", fmt.Sprintf("unknown flavor %d", c.Flavor), "jdk, tomcat, scheduled, jetty, thread-per-task"}
+		return &ConfigError{"flavor", fmt.Sprintf("unknown flavor %d", c.Flavor), "jdk, tomcat, scheduled, jetty, thread-per-task, virtual"}
 	}
 	if c.Flavor == Tomcat && c.Queue != TaskQueue {
 		return &ConfigError{"queue.type", fmt.Sprintf("Tomcat's executor uses its TaskQueue, got %s", c.Queue), "R67"}

@@ -105,6 +105,8 @@ func New(now time.Duration, cfg Config, obs Observer) (Executor, error) {
 		return newQueuedThreadPool(now, cfg, obs), nil
 	case ThreadPerTask:
 		return newThreadPerTask(now, cfg, obs), nil
+	case Virtual:
+		return newVirtual(now, cfg, obs), nil
 	}
 	return newJDK(now, cfg, obs), nil
 }

@@ -21,11 +21,13 @@ import (
 // Commands:
 //
 //	new core=N max=N|unbounded keepAlive=D queue=KIND [capacity=N|unbounded]
-//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty|thread-per-task] [acto]
+//	    [fair] [rejection=POLICY] [flavor=jdk|tomcat|scheduled|jetty|thread-per-task|virtual] [acto]
+//	    [concurrencyLimit=N] [rejectLimited]   SimpleAsyncTaskExecutor's limit (virtual)
 //	    [prestart] [limit=N] [handoff=fifo|lifo] [keepPeriodic] [dropDelayed] [removeOnCancel]
 //	    [wakeup=D]   Config.Wakeup: a signalled worker is Woken D later; a
 //	                 SynchronousQueue hand-off starts its task D later
-//	execute id=N service=D [fails] [priority=N]   (at the current time)
+//	execute id=N service=D [fails] [priority=N]   (at the current time; a throttled
+//	                           virtual executor's waiting caller is printed instead)
 //	schedule id=N service=D delay=D [fails]        schedule(task, delay)
 //	fixedRate|fixedDelay id=N service=D[,D...] initial=D every=D [failRun=N]
 //	    scheduleAtFixedRate / scheduleWithFixedDelay; run k takes the k-th
@@ -267,7 +269,13 @@ func (e *scriptEnv) do(cmd string) string {
 			cfg.Flavor = Jetty
 		case "thread-per-task":
 			cfg.Flavor = ThreadPerTask
+		case "virtual":
+			cfg.Flavor = Virtual
 		}
+		if l, ok := args["concurrencyLimit"]; ok {
+			cfg.Throttle, cfg.ConcurrencyLimit = true, e.atoi(l)
+		}
+		_, cfg.RejectWhenLimited = args["rejectLimited"]
 		_, cfg.ContinuePeriodicAfterShutdown = args["keepPeriodic"]
 		_, cfg.DropDelayedOnShutdown = args["dropDelayed"]
 		_, cfg.RemoveOnCancel = args["removeOnCancel"]
@@ -295,6 +303,9 @@ func (e *scriptEnv) do(cmd string) string {
 		_, task.Fails = args["fails"]
 		if pr, ok := args["priority"]; ok {
 			task.Priority = int32(e.atoi(pr))
+		}
+		if th, ok := e.pool.(interface{ CallerMustWait() bool }); ok && th.CallerMustWait() {
+			return fmt.Sprintf("%v: the caller of execute(task %d) waits for a permit (CallerMustWait)", e.now, id)
 		}
 		e.pool.Execute(e.now, task)
 	case "schedule":

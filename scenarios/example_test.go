@@ -48,5 +48,5 @@ workload:
 	_, err := scenarios.Parse(yaml, "bad.yaml", nil)
 	fmt.Println(err.Error())
 	// Output:
-	// bad.yaml:3:32: pool.keepAlve: unknown key "keepAlve"; did you mean "keepAlive"? (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)
+	// bad.yaml:3:32: pool.keepAlve: unknown key "keepAlve"; did you mean "keepAlive"? (keys: allowCoreThreadTimeOut, concurrencyLimit, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejectTasksWhenLimitReached, rejection, removeOnCancelPolicy, threadNamePrefix)
 }

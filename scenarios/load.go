@@ -183,7 +183,7 @@ func yamlError(path string, err error) error {
 // times within the run, periodic jobs and runtime events.
 func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 	var pn poolNodes
-	var poolNode *yaml.Node
+	var poolNode, jvmNode *yaml.Node
 	var phasesSeen bool
 	err := d.mapping(root, "", []field{
 		{"version", func(n *yaml.Node, p string) error {
@@ -222,6 +222,7 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 			return d.workload(n, p, sc, dir)
 		}},
 		{"host", func(n *yaml.Node, p string) error { return d.host(n, p, &sc.Host) }},
+		{"jvm", func(n *yaml.Node, p string) error { jvmNode = n; return d.jvmKeys(n, p) }},
 		{"events", func(n *yaml.Node, p string) error { return d.events(n, p, sc) }},
 		{"snapshots", func(n *yaml.Node, p string) (err error) {
 			sc.Snapshots, err = d.durations(n, p, "a list of times", "a time within the run")
@@ -249,6 +250,9 @@ func (d *decoder) scenario(root *yaml.Node, sc *Scenario, dir string) error {
 		return err
 	}
 	if err := d.checkPeriodic(root, sc); err != nil {
+		return err
+	}
+	if err := d.finishJVM(root, jvmNode, sc); err != nil {
 		return err
 	}
 	if err := d.checkResources(root, sc); err != nil {

@@ -259,7 +259,22 @@ func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
 		}
 		return nil
 	}
+	pre, _ := LookupPreset(sc.Pool.Preset)
+	if !pre.Throttle {
+		for _, key := range []string{"concurrencyLimit", "rejectTasksWhenLimitReached"} {
+			if err := fixed(key, "a SimpleAsyncTaskExecutor setting (R143)", "pool: {preset: simple-async}"); err != nil {
+				return err
+			}
+		}
+	}
 	switch c.Flavor {
+	case model.Virtual:
+		for _, key := range []string{"core", "max", "keepAlive", "allowCoreThreadTimeOut", "prestart", "queue"} {
+			if err := fixed(key, fmt.Sprintf("the %s preset starts a virtual thread per task: no pool size, queue or keep-alive limits it (R130, R141, R142)", pre.Name),
+				"leave it out; jvm.parallelism sets the carriers, a resource (hikari, semaphore) or simple-async's concurrencyLimit bounds concurrency"); err != nil {
+				return err
+			}
+		}
 	case model.Scheduled:
 		for _, k := range []struct{ key, msg, allowed string }{
 			{"max", "ScheduledThreadPoolExecutor's constructor fixes maximumPoolSize at Integer.MAX_VALUE, and the pool never exceeds core (R88)", "leave it out; an events set can call setMaximumPoolSize"},

@@ -105,6 +105,18 @@ func (d *decoder) pool(n *yaml.Node, path string, sc *Scenario, pn *poolNodes) e
 			c.RemoveOnCancel, err = d.boolean(n, p)
 			return
 		}},
+		{"concurrencyLimit", func(n *yaml.Node, p string) error {
+			v, err := d.integer(n, p, "-1 (unbounded) or a number of tasks >= 0")
+			if err == nil && (v < -1 || v > model.Unbounded) {
+				err = d.errAt(n, p, fmt.Sprintf("must be -1 (unbounded) or in 0..%d, got %d", model.Unbounded, v), "-1 (unbounded) or a number of tasks >= 0")
+			}
+			c.Throttle, c.ConcurrencyLimit = v >= 0, int(v)
+			return err
+		}},
+		{"rejectTasksWhenLimitReached", func(n *yaml.Node, p string) (err error) {
+			c.RejectWhenLimited, err = d.boolean(n, p)
+			return
+		}},
 	})
 }
 

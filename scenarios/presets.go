@@ -23,6 +23,7 @@ type Preset struct {
 	ClampCore   bool   // core = min(core, max), as Tomcat's getMinSpareThreads does (R73)
 	CoreKeyName string // what core is called in this server's configuration
 	MaxKeyName  string
+	Throttle    bool // it takes concurrencyLimit and rejectTasksWhenLimitReached (simple-async, R143)
 }
 
 var presets = []Preset{
@@ -158,7 +159,45 @@ var presets = []Preset{
 		Config: model.Config{Flavor: model.ThreadPerTask, Core: 0, Max: model.Unbounded, KeepAlive: 0,
 			Queue: model.Synchronous, Rejection: model.AbortPolicy},
 	},
+	{
+		Name:    "virtual",
+		Summary: "Executors.newVirtualThreadPerTaskExecutor(): a virtual thread per task on P carrier threads; nothing limits it but the carriers (CPU) and what tasks wait on",
+		Java:    "Executors.newVirtualThreadPerTaskExecutor() = newThreadPerTaskExecutor(Thread.ofVirtual().factory())",
+		Source:  "spec R130–R140, R145: no queue, no limit, no reuse; its VTs run on the default scheduler (jvm.parallelism carriers, FIFO, no preemption; pinning by jvm.version)",
+		Prefix:  "",
+		Config:  virtualConfig,
+	},
+	{
+		Name:    "tomcat-virtual",
+		Summary: "a Tomcat connector with useVirtualThreads=\"true\" (10.1.10+): a virtual thread per socket event; maxThreads and the TaskQueue limit nothing",
+		Java:    "AbstractEndpoint.createExecutor: new VirtualThreadExecutor(getName() + \"-virt-\")",
+		Source:  "spec R141: execute starts one VT per socket event and rejects only after shutdown; maxThreads, minSpareThreads, threadsMaxIdleTime, maxQueueSize limit nothing (maxConnections, R75, is not modelled: it would bound the concurrent requests)",
+		Prefix:  "http-nio-8080-virt-",
+		Config:  virtualConfig,
+	},
+	{
+		Name:    "spring-boot-virtual",
+		Summary: "Spring Boot 3.2+ on Tomcat with spring.threads.virtual.enabled=true: a virtual thread per request; server.tomcat.threads.* do nothing",
+		Java:    "TomcatVirtualThreadsWebServerFactoryCustomizer: protocolHandler.setExecutor(new VirtualThreadExecutor(\"tomcat-handler-\"))",
+		Source:  "spec R142 (an external executor: server.tomcat.threads.* and the MBean's maxThreads no longer apply), R141",
+		Prefix:  "tomcat-handler-",
+		Config:  virtualConfig,
+	},
+	{
+		Name:     "simple-async",
+		Summary:  "Spring's SimpleAsyncTaskExecutor on virtual threads (Boot's applicationTaskExecutor with virtual threads): a VT per task; concurrencyLimit makes the caller wait",
+		Java:     "new SimpleAsyncTaskExecutor(\"task-\") with setVirtualThreads(true), setConcurrencyLimit(n) (-1: unbounded), setRejectTasksWhenLimitReached(b)",
+		Source:   "spec R143, R142: no pool, no queue; with concurrencyLimit n > 0 the caller of execute waits (FIFO) while n tasks run, or is refused with rejectTasksWhenLimitReached; limit 0 refuses everything",
+		Prefix:   "task-",
+		Config:   virtualConfig,
+		Throttle: true,
+	},
 }
+
+// virtualConfig is the model configuration every virtual-thread preset
+// shares: a thread per task (R130).
+var virtualConfig = model.Config{Flavor: model.Virtual, Core: 0, Max: model.Unbounded, KeepAlive: 0,
+	Queue: model.Synchronous, Rejection: model.AbortPolicy}
 
 // Presets returns every preset, in the order `poolsim presets` prints them.
 func Presets() []Preset { return append([]Preset(nil), presets...) }
@@ -186,6 +225,15 @@ func PresetNames() []string {
 func Describe(c model.Config) string {
 	if c.Flavor == model.ThreadPerTask {
 		return "a new thread per task: no queue, no limit, no reuse"
+	}
+	if c.Flavor == model.Virtual {
+		switch {
+		case !c.Throttle:
+			return "a new virtual thread per task: no queue, no limit, no reuse"
+		case c.RejectWhenLimited || c.ConcurrencyLimit == 0:
+			return fmt.Sprintf("a new virtual thread per task, at most %d at once: beyond, execute is refused", c.ConcurrencyLimit)
+		}
+		return fmt.Sprintf("a new virtual thread per task, at most %d at once: beyond, the caller of execute waits (FIFO)", c.ConcurrencyLimit)
 	}
 	var b strings.Builder
 	switch c.Flavor {

@@ -222,6 +222,17 @@ func (d *decoder) steps(n *yaml.Node, path, dir string) ([]workloads.Step, error
 		var forNode *yaml.Node
 		err := d.mapping(it, p, []field{
 			{"compute", func(n *yaml.Node, p string) (err error) { st.Time, err = d.service(n, p, dir); return }},
+			{"block", func(n *yaml.Node, p string) (err error) {
+				st.Kind = workloads.Block
+				st.Time, err = d.service(n, p, dir)
+				return
+			}},
+			{"in", func(n *yaml.Node, p string) error {
+				s, err := d.enum(n, p, model.SiteNames())
+				site, _ := model.ParseSite(s)
+				st.In = uint8(site)
+				return err
+			}},
 			{"hold", func(n *yaml.Node, p string) (err error) {
 				st.Kind = workloads.Hold
 				st.Resource, err = d.stepResource(n, p, false)
@@ -243,8 +254,12 @@ func (d *decoder) steps(n *yaml.Node, path, dir string) ([]workloads.Step, error
 			return nil, err
 		}
 		switch {
-		case btoi(has(it, "compute"))+btoi(has(it, "hold"))+btoi(has(it, "call")) != 1:
-			return nil, d.errAt(it, p, "a step computes, holds a resource or calls an executor", "{compute: LAW}, {hold: RESOURCE, for: LAW} or {call: EXECUTOR, for: LAW}")
+		case btoi(has(it, "compute"))+btoi(has(it, "hold"))+btoi(has(it, "call"))+btoi(has(it, "block")) != 1:
+			return nil, d.errAt(it, p, "a step computes, blocks, holds a resource or calls an executor", "{compute: LAW}, {block: LAW}, {hold: RESOURCE, for: LAW} or {call: EXECUTOR, for: LAW}")
+		case has(it, "in") && st.Kind != workloads.Block && st.Kind != workloads.Hold:
+			return nil, d.errAt(child(it, "in"), join(p, "in"), "in: says where a blocking call happens: it belongs to a block or hold step", "{block: LAW, in: synchronized} or {hold: RESOURCE, for: LAW, in: synchronized}")
+		case st.Kind == workloads.Block && (forNode != nil || has(it, "timeout")):
+			return nil, d.errAt(it, p, "for and timeout belong to a hold step", "{block: LAW}")
 		case st.Kind == workloads.Hold && forNode == nil:
 			return nil, d.errAt(it, join(p, "for"), "missing", "how long the resource is held, e.g. for: {dist: lognormal, mean: 40ms, cv: 1}")
 		case st.Kind == workloads.Call && forNode == nil:
@@ -297,6 +312,8 @@ func (d *decoder) checkResources(root *yaml.Node, sc *Scenario) error {
 	switch {
 	case !stepped:
 		return nil
+	case sc.Pool.Flavor == model.Virtual:
+		return nil // host.cpus only sizes the carriers (finishJVM)
 	case sc.Host.CPUs > 0 || sc.Host.ThreadStart > 0:
 		return d.errAt(child(root, "host"), "host", "a host model together with service steps is not modelled yet",
 			"leave host out, or give plain service laws")

@@ -32,6 +32,10 @@ type Scenario struct {
 	Limits    Limits
 	// Host is the machine: thread costs and an optional CPU limit.
 	Host Host
+	// JVM is the virtual-thread scheduler and the JDK version (the jvm
+	// block, §13): set, defaults filled in, when the pool is a
+	// virtual-thread preset; the zero JVM otherwise.
+	JVM model.JVM
 	// Client is how callers behave (timeouts, retries; nil: they wait for
 	// every answer and never retry); Users, when set, are closed-loop
 	// callers that replace the arrivals (WorkloadForm "users").

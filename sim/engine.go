@@ -112,6 +112,9 @@ type Engine struct {
 	cl *clientState
 	// wk is the host's hand-off timing (wakeup.go; nil: the ideal model).
 	wk *wakeState
+	// vt is the virtual-thread side of the run (virtual.go; nil: a pool
+	// of platform threads).
+	vt *vtState
 }
 
 // workerState is what the engine keeps per live worker, beside the model.
@@ -148,7 +151,10 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		e.observers = append(e.observers, taskHook{e, opt.OnTask})
 	}
 	e.rec = newRecorder(sc, opt.Timeline != nil, opt.OnSample != nil)
-	if sc.Host.CPUs > 0 {
+	e.vt = newVT(e)
+	if e.vt != nil {
+		e.hostTasks = false // host.cpus only sizes the carriers (virtual.go)
+	} else if sc.Host.CPUs > 0 {
 		e.cpu = newCPUSched(sc.Host.CPUs)
 	}
 	if opt.Timeline != nil {
@@ -159,6 +165,9 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		cols := ResourceColumns(names)
 		if sc.Client != nil || sc.Users != nil {
 			cols = append(cols, ClientColumns...)
+		}
+		if e.vt != nil {
+			cols = append(cols, VirtualColumns...)
 		}
 		e.tl = newTimelineWriter(opt.Timeline, cols)
 	}
@@ -220,6 +229,11 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		return fail("pool", err)
 	}
 	e.pool = pool
+	if e.vt != nil {
+		if th, ok := pool.(interface{ CallerMustWait() bool }); ok && cfg.Throttle {
+			e.vt.throttle = th
+		}
+	}
 	if len(periodic) > 0 {
 		s, ok := pool.(model.Scheduler)
 		if !ok {
@@ -333,6 +347,9 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 			return true, nil // it happens when the pause ends
 		}
 	}
+	if e.vt != nil {
+		e.vtAdvance(ev.at)
+	}
 	e.rec.advance(ev.at)
 	e.now = ev.at
 	switch ev.phase { // the two phases of every task, then the rest
@@ -363,6 +380,10 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 	if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
 		e.rearmCPU(e.now)
 	}
+	if e.vt != nil {
+		e.vtDrain(e.now)
+		e.vtSettle()
+	}
 	q := e.pool.QueueLen()
 	e.rec.settle(e.now, q)
 	if e.res != nil {
@@ -376,6 +397,9 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 		e.rec.checkConservation(e.pool)
 		for _, r := range e.res {
 			r.CheckInvariants()
+		}
+		if e.vt != nil {
+			e.vtCheckInvariants()
 		}
 	}
 	if e.opt.Observe != nil {
@@ -458,6 +482,9 @@ func (e *Engine) pullArrival() {
 }
 
 func (e *Engine) submit() {
+	if e.vtCallerMustWait() {
+		return // SimpleAsyncTaskExecutor's limit holds the caller (R143)
+	}
 	a := e.next
 	e.nextTaskID++
 	t := model.Task{ID: e.nextTaskID, Arrival: a.At, Submit: e.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
@@ -467,6 +494,13 @@ func (e *Engine) submit() {
 		if steps = e.steps.LastSteps(); steps != nil {
 			t.Program = e.newProgram(steps)
 		}
+	}
+	if e.vt != nil && t.Program == 0 {
+		// On a virtual thread a plain service law is CPU work: one
+		// compute step (virtual.go).
+		steps = append(e.vt.plain[:0], workloads.DrawnStep{Kind: workloads.Compute, Time: a.Service, Timeout: workloads.OwnTimeout})
+		e.vt.plain = steps
+		t.Program = e.newProgram(steps)
 	}
 	if e.cl != nil {
 		e.openRequest(&t, steps)
@@ -554,7 +588,11 @@ func (e *Engine) sample() error {
 		e.rec.resetInterval()
 		return nil
 	}
-	err := e.tl.row(e.now, e.rec, e.pool, e.cl)
+	var vt func([]byte) []byte
+	if e.vt != nil {
+		vt = e.vtRow
+	}
+	err := e.tl.row(e.now, e.rec, e.pool, e.cl, vt)
 	e.rec.resetInterval()
 	return err
 }

@@ -34,6 +34,13 @@ type program struct {
 	waiting  bool
 	waitFrom time.Duration
 	failed   bool // an acquisition timed out
+
+	// On a virtual thread (virtual.go): mounted on a carrier; blocking in
+	// the current step's call, which blk says what it does to the
+	// carrier, with comp its compensation (R133–R136).
+	mounted, blocking bool
+	blk               model.Blocking
+	comp              model.Compensation
 }
 
 // newProgram stores the steps the workload drew for the task being
@@ -69,16 +76,22 @@ func (e *Engine) startProgram(now time.Duration, w *model.Worker, t *model.Task)
 	p := &e.progs[t.Program-1]
 	p.w = w
 	e.ws[w.Slot()].prog = t.Program
+	if e.vt != nil {
+		e.vtStart(now, t.Program) // a started VT is runnable (R131)
+		return
+	}
 	e.runSteps(now, t.Program)
 }
 
 // runSteps runs program h's steps from its next one until one takes time
-// (a computation, a hold, a wait) or the task ends.
+// (a computation, a blocking call, a hold, a wait) or the task ends. A
+// block step holds the platform thread without a CPU: for the pool it
+// times like a computation.
 func (e *Engine) runSteps(now time.Duration, h int32) {
 	p := &e.progs[h-1]
 	for p.next < len(p.steps) && !p.failed {
 		st := &p.steps[p.next]
-		if st.Kind == workloads.Compute {
+		if st.Kind == workloads.Compute || st.Kind == workloads.Block {
 			if st.Time > 0 {
 				e.h.push(now+st.Time, phaseCompletion, p.w)
 				return
@@ -86,29 +99,36 @@ func (e *Engine) runSteps(now time.Duration, h int32) {
 			p.next++
 			continue
 		}
-		r := e.resIndex[st.Resource]
-		p.held = r + 1
-		timeout := model.Forever
-		if st.Timeout != workloads.OwnTimeout {
-			timeout = st.Timeout
-		} else if w := e.resMaxWait[r]; w != model.Forever {
-			timeout = w
-		}
-		e.acquiring = borrower(h)
-		if st.Kind == workloads.Call {
-			e.res[r].(*calledExecutor).call(now, borrower(h), thread(p.w), timeout, st.Time)
-		} else {
-			e.res[r].Acquire(now, borrower(h), thread(p.w), timeout)
-		}
-		e.acquiring = 0
-		// The resource has granted it (a completion is pushed at the end
-		// of the hold), made it wait, or refused it (p.failed): then the
-		// task ends now.
-		if !p.failed {
+		if e.acquire(now, h, st) {
 			return
 		}
 	}
 	e.endProgram(now, h)
+}
+
+// acquire asks st's resource for a unit (a hold) or calls its executor (a
+// call) for program h. It reports whether the step takes time: the
+// resource granted the unit (a completion is pushed at the end of the
+// hold) or made it wait; false: it refused (p.failed), and the task ends
+// now.
+func (e *Engine) acquire(now time.Duration, h int32, st *workloads.DrawnStep) bool {
+	p := &e.progs[h-1]
+	r := e.resIndex[st.Resource]
+	p.held = r + 1
+	timeout := model.Forever
+	if st.Timeout != workloads.OwnTimeout {
+		timeout = st.Timeout
+	} else if w := e.resMaxWait[r]; w != model.Forever {
+		timeout = w
+	}
+	e.acquiring = borrower(h)
+	if st.Kind == workloads.Call {
+		e.res[r].(*calledExecutor).call(now, borrower(h), thread(p.w), timeout, st.Time)
+	} else {
+		e.res[r].Acquire(now, borrower(h), thread(p.w), timeout)
+	}
+	e.acquiring = 0
+	return !p.failed
 }
 
 // endProgram ends program h's task at now.
@@ -119,14 +139,24 @@ func (e *Engine) endProgram(now time.Duration, h int32) {
 		e.rec.resourceErrors++
 	}
 	failed := p.failed
+	if e.vt != nil {
+		e.vtEnd(now, h)
+	}
 	e.ws[w.Slot()].prog = 0
 	e.freeProgram(h)
 	e.taskDone(now, w, failed)
+	if e.vt != nil {
+		e.vtTaskEnded(now)
+	}
 }
 
 // stepDone ends program h's current step at now: a computation, or a hold,
 // whose unit goes back to its resource.
 func (e *Engine) stepDone(now time.Duration, h int32) {
+	if e.vt != nil {
+		e.vtStepDone(now, h)
+		return
+	}
 	p := &e.progs[h-1]
 	if p.held != 0 {
 		r := p.held - 1

@@ -154,6 +154,10 @@ type Summary struct {
 	// with the ideal, zero-latency model.
 	Wakeup *WakeupSummary `json:"wakeup,omitempty"`
 
+	// Virtual is what the virtual threads and their carriers did (§13):
+	// absent for a pool of platform threads.
+	Virtual *VirtualSummary `json:"virtual,omitempty"`
+
 	RunState     string `json:"run_state"`
 	ShutdownAt   Stat   `json:"shutdown_at_s"`
 	TerminatedAt Stat   `json:"terminated_at_s"`
@@ -383,6 +387,9 @@ func (e *Engine) summarizeLoad(s *Summary, st steady) {
 	}
 	if e.wk != nil {
 		s.Wakeup = e.wakeupSummary()
+	}
+	if e.vt != nil {
+		s.Virtual = e.virtualSummary(st)
 	}
 }
 

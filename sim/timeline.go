@@ -93,7 +93,7 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 	return append(b, frac[:n]...)
 }
 
-func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor, cl *clientState) error {
+func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor, cl *clientState, vt func([]byte) []byte) error {
 	b := t.buf[:0]
 	b = appendSeconds(b, now)
 	for _, v := range [...]int64{int64(rec.poolSize), int64(rec.count[model.Running]), int64(rec.count[model.IdleTimed]), int64(rec.count[model.IdleUntimed]),
@@ -127,6 +127,9 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor,
 			b = append(b, ',')
 			b = strconv.AppendInt(b, v, 10)
 		}
+	}
+	if vt != nil {
+		b = vt(b)
 	}
 	b = append(b, '\n')
 	t.buf = b

@@ -19,6 +19,11 @@ const (
 	// Call: the task submits a sub-task of the step's time to another
 	// executor (an @Async pool) and waits for its result (Future.get).
 	Call
+	// Block: the task blocks for the step's time in a call that is no
+	// modelled resource (socket I/O to a downstream, a sleep): a platform
+	// thread is held without using a CPU; a virtual thread unmounts unless
+	// the call pins it (Step.In).
+	Block
 )
 
 func (k StepKind) String() string {
@@ -27,6 +32,8 @@ func (k StepKind) String() string {
 		return "hold"
 	case Call:
 		return "call"
+	case Block:
+		return "block"
 	}
 	return "compute"
 }
@@ -42,6 +49,10 @@ type Step struct {
 	// law drawn per acquisition (nil: the resource's own); for a Call, it
 	// is Future.get(timeout) (nil: get() waits for ever).
 	Timeout *ServiceSpec
+	// In, for a Block or Hold, is where the call happens (a model.Site:
+	// 0 plain code, else synchronized, native, ...), which decides whether
+	// a virtual thread is pinned (R134–R136). It is only carried here.
+	In uint8
 }
 
 // DrawnStep is a step of one task with its times drawn.
@@ -51,6 +62,7 @@ type DrawnStep struct {
 	Time     time.Duration
 	// Timeout is the wait limit of a Hold; OwnTimeout: the resource's own.
 	Timeout time.Duration
+	In      uint8 // Step.In
 }
 
 // OwnTimeout in DrawnStep.Timeout means: the resource's own wait limit.
@@ -108,7 +120,7 @@ func newStepLaws(steps []Step, seed uint64, streams map[string]rand.Source) (*st
 			}
 		}
 		l.timeouts = append(l.timeouts, t)
-		l.drawn[i] = DrawnStep{Kind: st.Kind, Resource: st.Resource, Timeout: OwnTimeout}
+		l.drawn[i] = DrawnStep{Kind: st.Kind, Resource: st.Resource, Timeout: OwnTimeout, In: st.In}
 	}
 	return l, nil
 }
@@ -157,7 +169,9 @@ func (d stepsDist) String() string {
 		if i > 0 {
 			s += ", "
 		}
-		if st.Kind != Compute {
+		if st.Kind == Block {
+			s += "block " + d.l.times[i].String()
+		} else if st.Kind != Compute {
 			s += st.Kind.String() + " " + st.Resource + " " + d.l.times[i].String()
 		} else {
 			s += "compute " + d.l.times[i].String()

@@ -44,7 +44,7 @@ var badInputs = []badInput{
 	// --- unknown keys, with a suggestion ---
 	// A misspelt top-level key.
 	{"unknown top key", []string{"run", bad + "unknown-top-key.yaml"}, 2,
-		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, limits, name, pool, resources, sample, seed, snapshots, version, warmup, workload)`},
+		`testdata/bad/unknown-top-key.yaml:3:1: workloads: unknown key "workloads"; did you mean "workload"? (keys: description, duration, events, host, jvm, limits, name, pool, resources, sample, seed, snapshots, version, warmup, workload)`},
 	// A misspelt key inside pool.queue.
 	{"unknown queue key", []string{"run", bad + "unknown-queue-key.yaml"}, 2,
 		`testdata/bad/unknown-queue-key.yaml:4:24: pool.queue.capacty: unknown key "capacty"; did you mean "capacity"? (keys: capacity, fair, handOff, type)`},
@@ -80,7 +80,7 @@ var badInputs = []badInput{
 		`testdata/bad/type-core-word.yaml:1:14: pool.core: not an integer: "many" (an integer, or "unbounded" for Integer.MAX_VALUE)`},
 	// A list for a block.
 	{"pool is a list", []string{"run", bad + "type-pool-list.yaml"}, 2,
-		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)`},
+		`testdata/bad/type-pool-list.yaml:1:7: pool: must be a mapping of keys, got a list (keys: allowCoreThreadTimeOut, concurrencyLimit, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejectTasksWhenLimitReached, rejection, removeOnCancelPolicy, threadNamePrefix)`},
 	// Not a boolean.
 	{"fair is maybe", []string{"run", bad + "type-fair.yaml"}, 2,
 		`testdata/bad/type-fair.yaml:1:58: pool.queue.fair: not a boolean: "maybe" (true or false)`},
@@ -141,7 +141,7 @@ var badInputs = []badInput{
 	{"unknown distribution", []string{"run", bad + "unknown-dist.yaml"}, 2,
 		`testdata/bad/unknown-dist.yaml:3:68: workload.service.dist: unknown value "lognorm"; did you mean "lognormal"? (one of constant, exponential, uniform, lognormal, gamma, pareto, weibull, empirical, quantiles)`},
 	{"unknown preset", []string{"run", bad + "unknown-preset.yaml"}, 2,
-		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty, thread-per-task)`},
+		`testdata/bad/unknown-preset.yaml:1:16: pool.preset: unknown value "tomact"; did you mean "tomcat"? (one of jdk, fixed, cached, single, tomcat, tomcat-executor, spring-boot, spring, scheduled, jetty, spring-boot-jetty, thread-per-task, virtual, tomcat-virtual, spring-boot-virtual, simple-async)`},
 	{"unsupported version", []string{"run", bad + "version-two.yaml"}, 2,
 		`testdata/bad/version-two.yaml:1:10: version: unsupported scenario version 2 (1)`},
 
@@ -295,7 +295,7 @@ var badInputs = []badInput{
 	{"--set without =", []string{"run", bad + "ok.yaml", "--set", "pool.core"}, 2,
 		`--set pool.core: expected KEY=VALUE (e.g. --set pool.core=20)`},
 	{"--set unknown key", []string{"run", bad + "ok.yaml", "--set", "pool.cores=3"}, 2,
-		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejection, removeOnCancelPolicy, threadNamePrefix)`},
+		`--set pool.cores=3: pool.cores: unknown key "cores"; did you mean "core"? (keys: allowCoreThreadTimeOut, concurrencyLimit, continueExistingPeriodicTasksAfterShutdown, core, executeExistingDelayedTasksAfterShutdown, keepAlive, max, preset, prestart, queue, rejectTasksWhenLimitReached, rejection, removeOnCancelPolicy, threadNamePrefix)`},
 	// --set edits the YAML tree: the STPE-only keys and cancelAt are checked as in a file.
 	{"--set removeOnCancelPolicy on a fixed pool", []string{"run", bad + "ok.yaml", "--set", "pool.removeOnCancelPolicy=true"}, 2,
 		`--set pool.removeOnCancelPolicy=true: pool.removeOnCancelPolicy: setRemoveOnCancelPolicy is a ScheduledThreadPoolExecutor method: only its futures can be cancelled in the queue (R97) (pool: {preset: scheduled})`},
