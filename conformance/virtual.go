@@ -14,6 +14,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/poolsim/poolsim/model"
+	"github.com/poolsim/poolsim/scenarios"
+	"github.com/poolsim/poolsim/sim"
+	"github.com/poolsim/poolsim/workloads"
 )
 
 // A VirtualScript is a trace for Executors.newVirtualThreadPerTaskExecutor() (spec §13,
@@ -29,6 +34,9 @@ type VirtualScript struct {
 	Tasks []VirtualTask
 	// End bounds the run: tasks not finished by then are reported unfinished.
 	End time.Duration
+	// Version is the JDK feature release SimulateVirtual assumes (jvm.version; 0: 25, the
+	// JDK RunVirtual needs); the real run is whatever its JDK is.
+	Version int
 }
 
 // VirtualTask is one task: submitted at At, it runs Steps in order.
@@ -87,6 +95,11 @@ type VirtualResult struct {
 	// SubmitLateMax is how late the real submitter was at worst; CanaryStallMax the worst
 	// oversleep of a platform thread waking every 5 ms: how much the machine stalled the run.
 	SubmitLateMax, CanaryStallMax time.Duration
+	// ComputeOverrunMax is how much longer than asked the longest-overrunning compute step
+	// took (real runs): a busy spin ends on the clock, and nothing in the JVM preempts it
+	// (R132), so an overrun is the OS leaving the carrier's thread unscheduled — a stall of
+	// the machine that the canary may not see.
+	ComputeOverrunMax time.Duration
 	// Unfinished counts the tasks that had not ended by the script's end.
 	Unfinished int
 }
@@ -300,5 +313,153 @@ func parseVirtual(out *bytes.Buffer, s VirtualScript) (*VirtualResult, error) {
 	if !timing {
 		return nil, fmt.Errorf("conformance: virtual: VirtualRun printed no timing line")
 	}
+	for i, t := range res.Tasks {
+		for j, st := range t.Steps {
+			if in := s.Tasks[i].Steps[j]; t.Done && in.Compute {
+				res.ComputeOverrunMax = max(res.ComputeOverrunMax, st.End-st.Begin-in.D)
+			}
+		}
+	}
 	return res, nil
 }
+
+// scenario is the poolsim scenario of the script: pool preset virtual (R130) on JDK 25 (or
+// the script's Version) with the script's parallelism and maxPoolSize (R131), read through the scenario schema. Its
+// workload is a placeholder: SimulateVirtual gives the script's tasks as the workload.
+func (s VirtualScript) scenario() (*scenarios.Scenario, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: virtual-conformance\nseed: 1\nduration: %dms\npool: {preset: virtual}\n", s.End.Milliseconds())
+	version := s.Version
+	if version == 0 {
+		version = 25
+	}
+	fmt.Fprintf(&b, "jvm:\n  version: %d\n  parallelism: %d\n", version, s.Parallelism)
+	if s.MaxPoolSize > 0 {
+		fmt.Fprintf(&b, "  maxPoolSize: %d\n", s.MaxPoolSize)
+	}
+	b.WriteString("workload:\n  arrivals: {process: burst, count: 1}\n  service: {dist: constant, value: 1ms}\n")
+	return scenarios.Parse([]byte(b.String()), "virtual-conformance.yaml", nil)
+}
+
+// SimulateVirtual runs the script on poolsim's virtual-thread family (model.Virtual, the
+// carrier scheduler of sim/virtual.go): each task submitted at its time — or at submits[i],
+// a real run's own submission times, if not nil — with its steps as workload steps (compute;
+// block with its in:, model.ParseSite). The result has each task's start (its first step's
+// begin: the VT's first mount), end and steps' times; Carriers is the simulated carriers
+// peak.
+func SimulateVirtual(ctx context.Context, s VirtualScript, submits []time.Duration) (*VirtualResult, error) {
+	sc, err := s.scenario()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: virtual: scenario: %w", err)
+	}
+	src := &stepTrace{}
+	for i, t := range s.Tasks {
+		at := t.At
+		if submits != nil {
+			at = submits[i]
+		}
+		if i > 0 { // the real submitter's clock reads are in order; keep them so
+			at = max(at, src.arr[i-1].At)
+		}
+		steps := make([]workloads.DrawnStep, len(t.Steps))
+		for j, st := range t.Steps {
+			d := workloads.DrawnStep{Kind: workloads.Compute, Time: st.D, Timeout: workloads.OwnTimeout}
+			if !st.Compute {
+				d.Kind = workloads.Block
+				if st.In != "" {
+					site, ok := model.ParseSite(st.In)
+					if !ok {
+						return nil, fmt.Errorf("conformance: virtual: task %d step %d: unknown in %q (%s)", i+1, j+1, st.In, strings.Join(model.SiteNames(), ", "))
+					}
+					d.In = uint8(site)
+				}
+			}
+			steps[j] = d
+		}
+		src.arr = append(src.arr, workloads.Arrival{At: at})
+		src.steps = append(src.steps, steps)
+	}
+	res := &VirtualResult{Tasks: make([]VirtualOutcome, len(s.Tasks))}
+	for i, t := range s.Tasks {
+		res.Tasks[i].Steps = make([]VirtualStepOutcome, len(t.Steps))
+	}
+	task := func(id uint64) (*VirtualOutcome, error) {
+		if id < 1 || id > uint64(len(res.Tasks)) {
+			return nil, fmt.Errorf("conformance: virtual: simulated task %d of %d", id, len(res.Tasks))
+		}
+		return &res.Tasks[id-1], nil
+	}
+	var hookErr error
+	opts := sim.Options{
+		Workload: src, CheckInvariants: true,
+		Observer: model.ObserverFunc(func(ev *model.Event) {
+			if ev.Kind == model.Submitted {
+				if t, err := task(ev.Task.ID); err == nil {
+					t.Submit = ev.At
+				} else {
+					hookErr = err
+				}
+			}
+		}),
+		OnTask: func(e sim.TaskEvent) {
+			t, err := task(e.TaskID)
+			if err != nil {
+				hookErr = err
+				return
+			}
+			if e.End {
+				t.Done, t.End = true, e.T
+			}
+		},
+		OnStep: func(e sim.StepEvent) {
+			t, err := task(e.TaskID)
+			if err != nil || e.Step < 0 || e.Step >= len(t.Steps) {
+				hookErr = fmt.Errorf("conformance: virtual: simulated task %d step %d", e.TaskID, e.Step)
+				return
+			}
+			if e.End {
+				t.Steps[e.Step].End = e.T
+				return
+			}
+			t.Steps[e.Step].Begin = e.T
+			if e.Step == 0 {
+				t.Start = e.T
+			}
+		},
+	}
+	out, err := sim.Run(ctx, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	if hookErr != nil {
+		return nil, hookErr
+	}
+	if v := out.Summary.Virtual; v != nil {
+		res.Carriers, res.MaxCarrier = v.CarriersPeak, v.CarriersPeak
+	}
+	for _, t := range res.Tasks {
+		if !t.Done {
+			res.Unfinished++
+		}
+	}
+	return res, nil
+}
+
+// stepTrace is a workload of given arrivals, each with its steps.
+type stepTrace struct {
+	arr   []workloads.Arrival
+	steps [][]workloads.DrawnStep
+	i     int
+}
+
+func (s *stepTrace) Next() (workloads.Arrival, bool) {
+	if s.i >= len(s.arr) {
+		return workloads.Arrival{}, false
+	}
+	s.i++
+	return s.arr[s.i-1], true
+}
+func (s *stepTrace) Err() error                       { return nil }
+func (s *stepTrace) Close() error                     { return nil }
+func (s *stepTrace) HasSteps() bool                   { return true }
+func (s *stepTrace) LastSteps() []workloads.DrawnStep { return s.steps[s.i-1] }

@@ -11,6 +11,16 @@ type virtualCase struct {
 	// pinned is true when a block step of the trace holds its carrier on JDK 25 (R135,
 	// R136): then each such step must begin and end on the same carrier.
 	pinned bool
+	// contrast is the trace under the rule the case refutes (a block that unmounts instead
+	// of pinning, or the reverse; two carriers instead of one): its simulation must differ
+	// from every real run by more than the tolerance, so that the comparison can tell.
+	contrast VirtualScript
+}
+
+// onJDK returns the script simulated under JDK version's rules.
+func onJDK(version int, s VirtualScript) VirtualScript {
+	s.Version = version
+	return s
 }
 
 func vms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -43,27 +53,37 @@ var virtualCases = []virtualCase{
 			{At: vms(60), Steps: []VirtualStep{compute(50)}},
 			{At: vms(100), Steps: []VirtualStep{compute(50)}},
 		}},
+		contrast: VirtualScript{Parallelism: 2, End: vms(3000), Tasks: []VirtualTask{
+			{At: 0, Steps: []VirtualStep{compute(150)}},
+			{At: vms(30), Steps: []VirtualStep{compute(50)}},
+			{At: vms(60), Steps: []VirtualStep{compute(50)}},
+			{At: vms(100), Steps: []VirtualStep{compute(50)}},
+		}},
 	},
 	{
-		name:   "b-P2-sleep-unmounts",
-		why:    "R133: Thread.sleep parks and frees the carrier: 3 and 4 run 50–150 ms while 1 and 2 sleep; 1 and 2 end at 300 ms",
-		script: unmountTrace(""),
+		name:     "b-P2-sleep-unmounts",
+		why:      "R133: Thread.sleep parks and frees the carrier: 3 and 4 run 50–150 ms while 1 and 2 sleep; 1 and 2 end at 300 ms",
+		script:   unmountTrace(""),
+		contrast: unmountTrace("native"),
 	},
 	{
-		name:   "c-P2-synchronized-unmounts-on-25",
-		why:    "R135 (JEP 491): a VT parking while it holds a monitor unmounts on 24+: as b). On 21–23 it pins (R134: not checked, no JDK 21 here)",
-		script: unmountTrace("synchronized"),
+		name:     "c-P2-synchronized-unmounts-on-25",
+		why:      "R135 (JEP 491): a VT parking while it holds a monitor unmounts on 24+: as b); JDK 21's rule (pinned, R134) simulated on the same trace is refuted — it is not checked on a JDK 21, none is installable here",
+		script:   unmountTrace("synchronized"),
+		contrast: onJDK(21, unmountTrace("synchronized")),
 	},
 	{
-		name:   "c2-P2-object-wait-unmounts-on-25",
-		why:    "R135: Object.wait unmounts on 24+: as b). On 21 it pins but compensates (R134, R136: not checked)",
-		script: unmountTrace("object-wait"),
+		name:     "c2-P2-object-wait-unmounts-on-25",
+		why:      "R135: Object.wait unmounts on 24+: as b); JDK 21's rule (held, compensated by Blocker, R134, R136) simulated on the same trace is refuted — not checked on a JDK 21",
+		script:   unmountTrace("object-wait"),
+		contrast: onJDK(21, unmountTrace("object-wait")),
 	},
 	{
-		name:   "d-P2-native-frame-pins",
-		why:    "R134, R135: a sleep inside an FFM upcall from qsort pins the carrier, no compensation: 3 and 4 wait and run 300–400 ms on the same 2 carriers",
-		script: unmountTrace("native"),
-		pinned: true,
+		name:     "d-P2-native-frame-pins",
+		why:      "R134, R135: a sleep inside an FFM upcall from qsort pins the carrier, no compensation: 3 and 4 wait and run 300–400 ms on the same 2 carriers",
+		script:   unmountTrace("native"),
+		contrast: unmountTrace(""),
+		pinned:   true,
 	},
 	{
 		name: "e-P2-clinit-pins",
@@ -73,11 +93,16 @@ var virtualCases = []virtualCase{
 			{At: 0, Steps: []VirtualStep{block("clinit", 300)}}, {At: 0, Steps: []VirtualStep{block("clinit", 300)}},
 		}},
 		pinned: true,
+		contrast: VirtualScript{Parallelism: 2, End: vms(3000), Tasks: []VirtualTask{
+			{At: 0, Steps: []VirtualStep{block("", 300)}}, {At: 0, Steps: []VirtualStep{block("", 300)}},
+			{At: 0, Steps: []VirtualStep{block("", 300)}}, {At: 0, Steps: []VirtualStep{block("", 300)}},
+		}},
 	},
 	{
-		name:   "f-P2-file-io-held-uncompensated-on-25",
-		why:    "R136: FileInputStream.read (of a named FIFO) holds the carrier on 25 and does not compensate: as d). On 21 it compensates (not checked)",
-		script: unmountTrace("file-io"),
-		pinned: true,
+		name:     "f-P2-file-io-held-uncompensated-on-25",
+		why:      "R136: FileInputStream.read (of a named FIFO) holds the carrier on 25 and does not compensate: as d); JDK 21's rule (compensated) simulated on the same trace is refuted — not checked on a JDK 21",
+		script:   unmountTrace("file-io"),
+		contrast: onJDK(21, unmountTrace("file-io")),
+		pinned:   true,
 	},
 }

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"testing"
@@ -18,6 +19,13 @@ func TestVirtualExplore(t *testing.T) {
 		t.Skip("set POOLSIM_VT_EXPLORE=N to run each virtual case N times and log the spread")
 	}
 	r := RequireJDK25(t)
+	// quiet: the residuals (real − simulated) of the runs whose measured stalls (vtStall)
+	// stayed below quietStall: what the JVM adds by itself (vtOverhead).
+	const quietStall = 5 * time.Millisecond
+	quietN, quietLo, quietHi := 0, time.Duration(math.MaxInt64), time.Duration(math.MinInt64)
+	defer func() {
+		t.Logf("%d runs with every stall below %v: real − simulated from %.2f to %.2f ms", quietN, quietStall, ms64(quietLo), ms64(quietHi))
+	}()
 	for _, c := range virtualCases {
 		start := time.Now()
 		rs, err := r.RunVirtualN(context.Background(), c.script, n)
@@ -37,8 +45,26 @@ func TestVirtualExplore(t *testing.T) {
 			t.Logf("  task %d:%s  spread start %.1f end %.1f ms", i+1, line, ms64(hi[0]-lo[0]), ms64(hi[1]-lo[1]))
 		}
 		for k, res := range rs {
-			t.Logf("  run %d: carriers %d (max index %d), submit late %.1f ms, canary stall %.1f ms, unfinished %d",
-				k+1, res.Carriers, res.MaxCarrier, ms64(res.SubmitLateMax), ms64(res.CanaryStallMax), res.Unfinished)
+			m, err := SimulateVirtual(context.Background(), c.script, vtSubmits(res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var worst, least vtTiming
+			for i, d := range vtTimings(res, m) {
+				if i == 0 || d.late() > worst.late() {
+					worst = d
+				}
+				if i == 0 || d.late() < least.late() {
+					least = d
+				}
+			}
+			if vtStall(res) < quietStall {
+				quietN++
+				quietLo, quietHi = min(quietLo, least.late()), max(quietHi, worst.late())
+			}
+			t.Logf("  run %d: carriers %d (max index %d), submit late %.1f ms, canary stall %.1f ms, compute overrun %.1f ms, unfinished %d; real − simulated %.2f … %.2f ms (worst %s)",
+				k+1, res.Carriers, res.MaxCarrier, ms64(res.SubmitLateMax), ms64(res.CanaryStallMax), ms64(res.ComputeOverrunMax), res.Unfinished,
+				ms64(least.late()), ms64(worst.late()), worst)
 		}
 	}
 }
