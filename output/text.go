@@ -55,6 +55,9 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 		fmt.Fprintf(w, "  cpus      %d: busy %s (%s%%), runnable threads mean %s (max %d), CPU delay per task mean %s; throughput %s/s\n",
 			s.CPUs, num(s.CPUBusyMean), num(s.CPUUtilization*100), num(s.CPURunnableMean), s.CPURunnableMax, secs(s.CPUDelayMean), num(s.Throughput))
 	}
+	if v := s.Virtual; v != nil {
+		writeVirtual(w, v)
+	}
 	for _, r := range s.Resources {
 		fmt.Fprintf(w, "  resource  %s (%s, %d): in use %s (%s%%), waiters %s (max %d); wait mean %s, p99 %s; %d of %d acquisitions failed",
 			r.Name, r.Type, r.Size, num(r.InUseMean), num(r.Utilization*100), num(r.WaitersMean), r.WaitersMax,
@@ -90,6 +93,22 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 	}
 	fmt.Fprintf(w, "  wrote     %s/{%s}\n", dir, strings.Join(written, ","))
 	return ew.err
+}
+
+// writeVirtual writes the virtual threads' lines (§13): the carriers and
+// the VTs by state (R137), the wait for a carrier, pinning and
+// compensation (R134–R136), the heap (R140), and SimpleAsyncTaskExecutor's
+// waiting caller (R143).
+func writeVirtual(w io.Writer, v *sim.VirtualSummary) {
+	fmt.Fprintf(w, "  virtual   JDK %d, parallelism %d (maxPoolSize %d, minRunnable %d): peak %d carriers, %d live VTs, %d runnable; steady: mounted %s, runnable %s, parked %s, pinned %s; heap of unmounted VTs peak %s\n",
+		v.JDK, v.Parallelism, v.MaxPoolSize, v.MinRunnable, v.CarriersPeak, v.VTPeak, v.RunnablePeak,
+		num(v.MountedMean), num(v.RunnableMean), num(v.ParkedMean), num(v.PinnedMean), mib(v.HeapPeak))
+	fmt.Fprintf(w, "  carriers  wait for a carrier mean %s, p50 %s, p99 %s, max %s (%d mounts); pinned %s carrier-seconds; %d compensations, %d carriers started by them\n",
+		secs(v.CarrierWaitAvg), secs(v.CarrierWaitP50), secs(v.CarrierWaitP99), secs(v.CarrierWaitMax), v.Mounts,
+		num(v.PinnedCarrierSeconds), v.Compensations, v.CarriersStarted)
+	if v.CallerWaits > 0 {
+		fmt.Fprintf(w, "  throttle  the caller waited for a concurrencyLimit permit %d times (R143): its wait is the tasks' queue wait\n", v.CallerWaits)
+	}
 }
 
 // writeWakeup writes the hand-off timing's line (host.wakeup).

@@ -140,5 +140,9 @@ func (d *decoder) checkClient(root *yaml.Node, sc *Scenario) error {
 		return d.errAt(child(root, "pool"), "pool.rejection", "CallerRunsPolicy with workload.client or users is not modelled (the caller would run its own request)",
 			"abort, discard or discard-oldest")
 	}
+	if (sc.Client != nil || sc.Users != nil) && sc.Pool.Throttle && !sc.Pool.RejectWhenLimited && sc.Pool.ConcurrencyLimit > 0 {
+		return d.errAt(child(child(root, "pool"), "concurrencyLimit"), "pool.concurrencyLimit", "a caller waiting for a permit with workload.client or users is not modelled (each request would be its own waiting caller)",
+			"rejectTasksWhenLimitReached: true, or leave client and users out")
+	}
 	return nil
 }

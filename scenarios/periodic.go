@@ -269,6 +269,14 @@ func (d *decoder) finishFamily(sc *Scenario, pn *poolNodes) error {
 	}
 	switch c.Flavor {
 	case model.Virtual:
+		if pn.path != "pool" {
+			at := pn.preset
+			if at == nil {
+				at = pn.block
+			}
+			return d.errAt(at, pn.path+".preset", "a virtual-thread executor as a called resource is not modelled (its VTs would need the scenario's carriers)",
+				"a platform preset for this executor, e.g. spring-boot; or make the virtual pool the scenario's pool")
+		}
 		for _, key := range []string{"core", "max", "keepAlive", "allowCoreThreadTimeOut", "prestart", "queue"} {
 			if err := fixed(key, fmt.Sprintf("the %s preset starts a virtual thread per task: no pool size, queue or keep-alive limits it (R130, R141, R142)", pre.Name),
 				"leave it out; jvm.parallelism sets the carriers, a resource (hikari, semaphore) or simple-async's concurrencyLimit bounds concurrency"); err != nil {

@@ -202,6 +202,8 @@ func (e *Engine) sendAttempt(h int32) {
 	t := model.Task{ID: e.nextTaskID, Arrival: e.now, Submit: e.now, Service: r.service, Priority: r.priority, Fails: r.fails}
 	if len(r.steps) > 0 {
 		t.Program = e.newProgram(r.steps)
+	} else if e.vt != nil {
+		e.vtPlainProgram(&t)
 	}
 	e.attemptStarts(h, &t)
 	e.rec.onSubmit(e.now, &t)

@@ -496,11 +496,7 @@ func (e *Engine) submit() {
 		}
 	}
 	if e.vt != nil && t.Program == 0 {
-		// On a virtual thread a plain service law is CPU work: one
-		// compute step (virtual.go).
-		steps = append(e.vt.plain[:0], workloads.DrawnStep{Kind: workloads.Compute, Time: a.Service, Timeout: workloads.OwnTimeout})
-		e.vt.plain = steps
-		t.Program = e.newProgram(steps)
+		e.vtPlainProgram(&t)
 	}
 	if e.cl != nil {
 		e.openRequest(&t, steps)

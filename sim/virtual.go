@@ -127,6 +127,13 @@ func (e *Engine) vtSettle() {
 	v.heapPeak = max(v.heapPeak, e.vtHeap(live, mounted))
 }
 
+// vtPlainProgram gives task t, of a plain service law, its program: on a
+// virtual thread a plain service is CPU work, one compute step.
+func (e *Engine) vtPlainProgram(t *model.Task) {
+	e.vt.plain = append(e.vt.plain[:0], workloads.DrawnStep{Kind: workloads.Compute, Time: t.Service, Timeout: workloads.OwnTimeout})
+	t.Program = e.newProgram(e.vt.plain)
+}
+
 // vtStart: the VT of program h, just started, is runnable (R131).
 func (e *Engine) vtStart(now time.Duration, h int32) {
 	if e.vt.carriers.Runnable(now, model.VT(h)) {

@@ -57,7 +57,8 @@ func TestCorpus(t *testing.T) {
 		{file: "tda-intellij_dump.json", form: FormJSON, vm: "21.0.10+7-LTS", threads: 8},
 		{file: "jthreaddump-thread-pool.txt", form: FormHotSpot, vm: "OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing)", threads: 64,
 			pool: pool{"Worker-", 10}},
-		{file: "jthreaddump-many-virtual-threads.txt", form: FormHotSpot, vm: "OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing)", threads: 54,
+		// jstack on JDK 25: the 10 virtual threads mounted on its carriers (R138).
+		{file: "jthreaddump-many-virtual-threads.txt", form: FormHotSpot, vm: "OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing)", threads: 64, virtual: 10,
 			pool: pool{"ForkJoinPool-1-worker-", 12}},
 		// jcmd's output without its "Full thread dump" line.
 		{file: "jthreaddump-thread-dump-jcmd.txt", form: FormHotSpot, threads: 4},

@@ -86,6 +86,7 @@ type Thread struct {
 
 	Virtual         bool   // a virtual thread (JDK 21+)
 	CarryingVirtual int64  // a carrier thread's "Carrying virtual thread #N"; 0 otherwise
+	Carrier         int64  // a mounted virtual thread's carrier (JSON "carrier", jstack "Mounted virtual thread" on JDK 25); 0 otherwise
 	Container       string // the thread container (JSON dumps), e.g. "java.util.concurrent.ThreadPoolExecutor@5e9f23b4"
 
 	// ParkBlocker is the class of the object a parked thread waits for

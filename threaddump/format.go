@@ -79,6 +79,9 @@ func Format(w io.Writer, d *Dump) error {
 			b.WriteString("* some states inferred from the frames: the dump prints none\n")
 		}
 	}
+	if v := SummariseVirtual(d); v != nil {
+		formatVirtual(&b, v)
+	}
 	if len(d.Notes) > 0 {
 		b.WriteString("\nnotes:\n")
 		for _, n := range d.Notes {

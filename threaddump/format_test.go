@@ -10,10 +10,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.txt from the current Format output")
 
-// TestFormatGolden: Format's report of two fixtures, byte for byte (go test
+// TestFormatGolden: Format's report of four fixtures, byte for byte (go test
 // -run TestFormatGolden -update rewrites them after a deliberate change).
 func TestFormatGolden(t *testing.T) {
-	for _, file := range []string{"jdk17-jstack-l.txt", "jdk8-tomcat-kill3.log", "jdk21-dump.json"} {
+	for _, file := range []string{"jdk17-jstack-l.txt", "jdk8-tomcat-kill3.log", "jdk21-dump.json", "jdk25-virtual-hikari.json"} {
 		d, err := ParseFile(filepath.Join("testdata", file))
 		if err != nil {
 			t.Fatal(err)

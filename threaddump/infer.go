@@ -56,6 +56,15 @@ func inferState(frames []Frame) string {
 		}
 		return ""
 	case (top.Class == "jdk.internal.misc.Unsafe" || top.Class == "sun.misc.Unsafe") && top.Method == "park":
+		if len(frames) > 2 && frames[1].Class == "java.lang.VirtualThread" && frames[1].Method == "parkOnCarrierThread" {
+			// A pinned virtual thread parks its carrier (R134, R135).
+			switch frames[2].Method {
+			case "parkNanos":
+				return StateTimedWaiting
+			case "park":
+				return StateWaiting
+			}
+		}
 		if len(frames) > 1 && frames[1].Class == "java.util.concurrent.locks.LockSupport" {
 			switch frames[1].Method {
 			case "parkNanos", "parkUntil":

@@ -268,6 +268,7 @@ type textParser struct {
 	th    *Thread // the thread being read
 	ended bool    // th saw its terminating blank line
 	sec   section
+	n     int // the line being read
 
 	// what was printed just before a dump header (jcmd's "<pid>:", the
 	// timestamp, Thread.dump_to_file's version), from line pendFirst to pendLine
@@ -327,6 +328,7 @@ func (p *textParser) run(text string) ([]*Dump, error) {
 }
 
 func (p *textParser) line(n int, raw string) {
+	p.n = n
 	s := strings.TrimSpace(raw)
 	switch p.sec {
 	case secSMR:
@@ -433,6 +435,16 @@ func (p *textParser) body(s, raw string) bool {
 			return true
 		case strings.HasPrefix(s, "Carrying virtual thread #"):
 			t.CarryingVirtual, _ = strconv.ParseInt(strings.TrimPrefix(s, "Carrying virtual thread #"), 10, 64)
+			return true
+		case strings.HasPrefix(s, "Mounted virtual thread #") && t.CarryingVirtual != 0:
+			// JDK 25's jstack prints the carrier's own frames, then the
+			// mounted virtual thread's (R138): a thread of its own, mounted
+			// on this carrier, whose state is the carrier's (R137).
+			id, err := strconv.ParseInt(strings.TrimPrefix(s, "Mounted virtual thread #"), 10, 64)
+			if err != nil {
+				return false
+			}
+			p.openThread(p.n, &Thread{Number: id, Virtual: true, Carrier: t.Number, State: t.State, StateDetail: t.StateDetail})
 			return true
 		case s == "No compile task" || strings.HasPrefix(s, "Compiling:"):
 			return true

@@ -42,6 +42,7 @@ type jsonThread struct {
 	Name        string     `json:"name"`
 	State       string     `json:"state"`
 	Virtual     jsonBool   `json:"virtual"`
+	Carrier     jsonNumber `json:"carrier"`
 	ParkBlocker *struct {
 		Object string `json:"object"`
 	} `json:"parkBlocker"`
@@ -234,6 +235,7 @@ func (r *jsonReader) addThread(jt jsonThread, container string, off int) {
 		Line:      line,
 		Number:    jt.Tid.int64(),
 		Virtual:   bool(jt.Virtual),
+		Carrier:   jt.Carrier.int64(),
 		Container: container,
 	}
 	if isState(jt.State) {

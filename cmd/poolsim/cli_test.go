@@ -227,3 +227,29 @@ func TestFromDataSource(t *testing.T) {
 		t.Errorf("--datasource naming nothing: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestCompareCommand: poolsim compare with two files and with one and
+// --vs; wrong argument counts and bad keys are usage errors (exit 2).
+func TestCompareCommand(t *testing.T) {
+	p := writeScenario(t, small)
+	q := writeScenario(t, strings.Replace(small, "max: 40", "max: 10", 1))
+	code, out, errs := run(t, "compare", p, q)
+	if code != 0 || !strings.Contains(out, "Same traffic") || !strings.Contains(out, "tomcat, max 40") || !strings.Contains(out, "tomcat, max 10") {
+		t.Fatalf("compare A B: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(t, "compare", p, "--vs", "pool.max=10")
+	if code != 0 || !strings.Contains(out, "with pool.max=10") || !strings.Contains(out, "tomcat, max 10") {
+		t.Fatalf("compare A --vs: exit %d\n%s%s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"compare", p},                           // B missing
+		{"compare", p, q, "--vs", "pool.max=10"}, // both
+		{"compare", p, q, p},                     // three
+		{"compare", p, "--vs", "pool.maxx=10"},   // unknown key
+		{"compare", p, "--vs", "pool.max=lots"},  // bad value
+	} {
+		if code, _, errs := run(t, args...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errs)
+		}
+	}
+}

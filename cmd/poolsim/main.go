@@ -137,6 +137,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			runCommand(),
 			explainCommand(),
+			compareCommand(),
 			diagnoseCommand(),
 			fitCommand(),
 			reportCommand(),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,6 +25,10 @@ func presetsCommand() *cli.Command {
 				}
 				fmt.Fprintf(w, "%s — %s\n", p.Name, p.Summary)
 				cfg := p.Config
+				if cfg.Flavor == model.Virtual {
+					writeVirtualPreset(w, p)
+					continue
+				}
 				core := fmt.Sprint(cfg.Core)
 				if p.NeedsCore {
 					core = "(required: pool.core)"
@@ -72,4 +77,21 @@ func presetsCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// writeVirtualPreset lists a virtual-thread preset: no pool keys apply (a
+// VT per task, R130), the scheduler's keys do (R131).
+func writeVirtualPreset(w io.Writer, p scenarios.Preset) {
+	fmt.Fprintf(w, "  pool                        a new virtual thread per task: no core, max, keepAlive or queue (R130, R145)\n")
+	if p.Throttle {
+		fmt.Fprintf(w, "  pool.concurrencyLimit       -1 (unbounded); n > 0: the caller of execute waits FIFO while n tasks run; 0: refuses all (R143)\n")
+		fmt.Fprintf(w, "  pool.rejectTasksWhenLimitReached false (true: refuse instead of waiting)\n")
+	}
+	fmt.Fprintf(w, "  jvm.version                 %d (21..25: what pins, R134–R136)\n", scenarios.DefaultJDK)
+	fmt.Fprintf(w, "  jvm.parallelism             host.cpus (required if host.cpus is not given: availableProcessors())\n")
+	fmt.Fprintf(w, "  jvm.maxPoolSize             max(parallelism, 256) (R131)\n")
+	fmt.Fprintf(w, "  jvm.minRunnable             max(parallelism/2, 1) (R131)\n")
+	fmt.Fprintf(w, "  pool.threadNamePrefix       %q\n", p.Prefix)
+	fmt.Fprintf(w, "  Java:   %s\n", p.Java)
+	fmt.Fprintf(w, "  Source: %s\n", p.Source)
 }
