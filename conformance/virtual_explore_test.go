@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -23,8 +24,19 @@ func TestVirtualExplore(t *testing.T) {
 	// stayed below quietStall: what the JVM adds by itself (vtOverhead).
 	const quietStall = 5 * time.Millisecond
 	quietN, quietLo, quietHi := 0, time.Duration(math.MaxInt64), time.Duration(math.MinInt64)
+	var firstMount, blockOver []time.Duration
 	defer func() {
 		t.Logf("%d runs with every stall below %v: real − simulated from %.2f to %.2f ms", quietN, quietStall, ms64(quietLo), ms64(quietHi))
+		for _, q := range []struct {
+			what string
+			xs   []time.Duration
+		}{{"first mount after execute", firstMount}, {"block overrun (wake-up, remount)", blockOver}} {
+			slices.Sort(q.xs)
+			if n := len(q.xs); n > 0 {
+				t.Logf("%s, %d samples: p50 %.2f p90 %.2f p99 %.2f max %.2f ms", q.what, n,
+					ms64(q.xs[n/2]), ms64(q.xs[n*9/10]), ms64(q.xs[n*99/100]), ms64(q.xs[n-1]))
+			}
+		}
 	}()
 	for _, c := range virtualCases {
 		start := time.Now()
@@ -56,6 +68,16 @@ func TestVirtualExplore(t *testing.T) {
 				}
 				if i == 0 || d.late() < least.late() {
 					least = d
+				}
+			}
+			// The JVM's own lateness: a VT's first mount after its execute, and a block's
+			// overrun (a sleep's wake-up, plus the remount for one that unmounted).
+			for i, o := range res.Tasks {
+				firstMount = append(firstMount, o.Start-o.Submit)
+				for j, st := range o.Steps {
+					if in := c.script.Tasks[i].Steps[j]; !in.Compute {
+						blockOver = append(blockOver, st.End-st.Begin-in.D)
+					}
 				}
 			}
 			if vtStall(res) < quietStall {
