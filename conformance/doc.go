@@ -178,7 +178,9 @@
 // compensation), and each held step beginning and ending on the same carrier. 30 ms is the
 // largest stall a judged run may have measured (25 ms: the canary's, the submitter's, or a
 // compute step's overrun — a run above it is repeated) plus the JVM's own lateness in quiet
-// runs (5 ms: first mount and wake-up hand-offs, 1.6–4.0 ms measured four hand-offs deep). A
+// runs (5 ms: a first mount after execute took p50 1.2 ms, p90 2.7 ms, a sleep's wake-up and
+// remount p50 0.6 ms, p90 4.0 ms; runs with no measured stall above 5 ms were at most 2.5–4.0
+// ms late, four hand-offs deep, but for two of seven with a stall the measures missed). A
 // run with a time outside is repeated too; 8 rejected runs skip the case as too busy (fail
 // under CI=true), or fail it when they kept their schedule and the same times were off in
 // each. Every case also simulates the contrary rule (the trace's blocks unmounting instead

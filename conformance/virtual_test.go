@@ -136,13 +136,13 @@ const vtSpacing = 50 * time.Millisecond
 const vtMaxStall = vtSpacing / 2
 
 // vtOverhead is what the real JVM adds to the model's times by itself: a virtual thread
-// mounts 0.1–2 ms after its execute, a sleeping one is resubmitted and remounted after its
-// time with a similar delay, and up to four such hand-offs chain. Measured with
-// TestVirtualExplore on the 2-vCPU development VM (see doc.go, "Virtual threads"): in the
-// runs whose measured stalls (vtStall) all stayed below 5 ms, real − simulated was 1.6–4.0
-// ms on the one-carrier FIFO trace (its latest time, task 4's end, is four hand-offs deep);
-// on the <clinit> trace, which computes nothing, 2.9–6.2 ms with the canary stalled up to
-// 23 ms. 5 ms covers the first; the second's excess is within vtMaxStall.
+// mounts after its execute (on a free carrier: p50 1.2 ms, p90 2.7 ms), a sleep's wake-up
+// and remount comes after its time (p50 0.6 ms, p90 4.0 ms), and up to four such hand-offs
+// chain. Measured with TestVirtualExplore (POOLSIM_VT_EXPLORE=5 and 10, 105 runs, load 6 on
+// the 2-vCPU development VM): of the 7 runs whose measured stalls (vtStall) all stayed below
+// 5 ms, five had real − simulated of at most 2.5–4.0 ms; the other two, 12.9 and 56.6 ms,
+// were stalls the measures missed (a parked or pinned VT's wake-up is not watched), which
+// the rerun rule of vtRealRuns handles.
 const vtOverhead = 5 * time.Millisecond
 
 // vtTolerance is how much later than simulated a real time may be: a stall the judged run
