@@ -113,6 +113,14 @@ func (c *Comparison) rows() {
 	c.Rows = append(c.Rows, CompareRow{Name: "pool", A: poolWords(c.A.Scenario), B: poolWords(c.B.Scenario)})
 	c.add("completed/s", func(s sim.Summary) string { return f1(nan0(float64(s.Throughput))) })
 	c.add("rejected", func(s sim.Summary) string { return fmt.Sprint(s.Rejected) })
+	if c.A.Result.Summary.ResourceErrors != nil || c.B.Result.Summary.ResourceErrors != nil {
+		c.add("ended by an error (whole run)", func(s sim.Summary) string {
+			if s.ResourceErrors == nil {
+				return "-"
+			}
+			return fmt.Sprint(*s.ResourceErrors)
+		})
+	}
 	c.add("response mean", func(s sim.Summary) string { return dur(float64(s.ResponseMean)) })
 	c.add("response p50", func(s sim.Summary) string { return dur(float64(s.ResponseP50)) })
 	c.add("response p99", func(s sim.Summary) string { return dur(float64(s.ResponseP99)) })
@@ -122,6 +130,25 @@ func (c *Comparison) rows() {
 	c.add("threads, most", func(s sim.Summary) string { return fmt.Sprint(s.LargestPoolSize) })
 	c.add("threads busy, mean", func(s sim.Summary) string { return f1(nan0(float64(s.BusyMean))) })
 	c.add("stack reserved, peak", func(s sim.Summary) string { return bytesWords(s.PeakReservedStack) })
+	if c.A.Result.Summary.Virtual != nil || c.B.Result.Summary.Virtual != nil {
+		vrow := func(name string, f func(v *sim.VirtualSummary) string) {
+			c.add(name, func(s sim.Summary) string {
+				if s.Virtual == nil {
+					return "-"
+				}
+				return f(s.Virtual)
+			})
+		}
+		vrow("virtual threads, most", func(v *sim.VirtualSummary) string { return fmt.Sprint(v.VTPeak) })
+		vrow("their heap, peak", func(v *sim.VirtualSummary) string { return bytesWords(v.HeapPeak) })
+		vrow("carriers, most (parallelism)", func(v *sim.VirtualSummary) string {
+			return fmt.Sprintf("%d (%d)", v.CarriersPeak, v.Parallelism)
+		})
+		vrow("carriers busy, mean", func(v *sim.VirtualSummary) string { return f1(nan0(float64(v.MountedMean))) })
+		vrow("pinned, mean", func(v *sim.VirtualSummary) string { return f1(nan0(float64(v.PinnedMean))) })
+		vrow("carrier wait p99", func(v *sim.VirtualSummary) string { return dur(float64(v.CarrierWaitP99)) })
+		vrow("waiting for a carrier, mean", func(v *sim.VirtualSummary) string { return f1(nan0(float64(v.RunnableMean))) })
+	}
 	names := map[string]bool{}
 	for _, e := range []*Explanation{c.A, c.B} {
 		for _, r := range e.Result.Summary.Resources {

@@ -49,6 +49,17 @@ type Metrics struct {
 	// workload.client or users); ResponseP99 the tasks' steady-state p99
 	// response (wait and service, resource waits included).
 	Goodput, ResponseP99 float64
+	// Virtual threads (nil without): steady-state means of mounted,
+	// runnable and pinned VTs, the p99 carrier wait; over the whole run,
+	// the requests a failed acquisition ended; steady completions per second.
+	Virtual    *VirtualMetrics
+	Errors     int64
+	Throughput float64
+}
+
+// VirtualMetrics are a virtual-thread run's figures for the what-if table.
+type VirtualMetrics struct {
+	Mounted, Runnable, Pinned, CarrierWaitP99 float64
 }
 
 // WhatIf is one configuration change, re-simulated on the same traffic.
@@ -185,7 +196,24 @@ func metrics(s sim.Summary, p peakTracker) Metrics {
 		Busy: float64(s.BusyMean), QueueMean: float64(s.QueueLenMean), WaitP99: float64(s.WaitP99), WaitMean: float64(s.WaitMean),
 		Rejected: s.Rejected - s.RejectedAfterShutdown, Submitted: s.Submitted, ThreadsCreated: s.ThreadsCreated, Largest: s.LargestPoolSize,
 		Goodput: goodput(s), ResponseP99: float64(s.ResponseP99),
+		Virtual: virtualMetrics(s), Errors: errorsOf(s), Throughput: nan0(float64(s.Throughput)),
 	}
+}
+
+func virtualMetrics(s sim.Summary) *VirtualMetrics {
+	v := s.Virtual
+	if v == nil {
+		return nil
+	}
+	return &VirtualMetrics{Mounted: nan0(float64(v.MountedMean)), Runnable: nan0(float64(v.RunnableMean)),
+		Pinned: nan0(float64(v.PinnedMean)), CarrierWaitP99: float64(v.CarrierWaitP99)}
+}
+
+func errorsOf(s sim.Summary) int64 {
+	if s.ResourceErrors == nil {
+		return 0
+	}
+	return *s.ResourceErrors
 }
 
 func goodput(s sim.Summary) float64 {
@@ -272,10 +300,16 @@ func (e *Explanation) analyse() {
 	}
 
 	// What the pool looks like.
-	e.add("Steady state", "from %v to %v the pool held %s on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s, %s idle WAITING in %s.take(). At the end: %s (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
+	if v := s.Virtual; v != nil {
+		e.add("Steady state", "from %v to %v, %s virtual threads were alive on average (%s over %d samples; 90%% of samples between %s and %s): %s mounted on a carrier, %s runnable waiting for one, %s parked (unmounted), %s pinned (holding a carrier while blocked). At the end: %d alive.",
+			st.SteadyFrom, st.SteadyTo, f1(st.Mean), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
+			f2(nan0(float64(v.MountedMean))), f2(nan0(float64(v.RunnableMean))), f1(nan0(float64(v.ParkedMean))), f2(nan0(float64(v.PinnedMean))), s.FinalPoolSize)
+	} else {
+		e.add("Steady state", "from %v to %v the pool held %s on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s, %s idle WAITING in %s.take(). At the end: %s (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
 		st.SteadyFrom, st.SteadyTo, workers(f1(st.Mean)), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
 		f2(st.Busy), f1(st.IdleTimed), timedWait(c), f1(st.Untimed), queue,
 		workers(fmt.Sprint(s.FinalPoolSize)), s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.QueuedEnd)
+	}
 
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)
 	if e.Process == "burst" {
@@ -298,8 +332,9 @@ func (e *Explanation) analyse() {
 	// What the host's hand-off timing did (handoff.go).
 	e.handOffTiming()
 
-	// A ScheduledThreadPoolExecutor and Jetty's pool follow their own rules.
-	if e.familyFindings() {
+	// A ScheduledThreadPoolExecutor, Jetty's pool and virtual threads
+	// follow their own rules.
+	if e.familyFindings() || e.virtualFindings() {
 		return
 	}
 

@@ -43,7 +43,7 @@ func (e *Explanation) handOffTiming() {
 // or a SynchronousQueue pool that grew or rejected at hundreds per second.
 func (e *Explanation) handOffWhatIf(add func(name, why string, sets ...string)) {
 	s, c := e.Result.Summary, e.Config
-	if s.Wakeup != nil || c.Flavor == model.Jetty || c.Flavor == model.Scheduled || c.Flavor == model.ThreadPerTask {
+	if s.Wakeup != nil || c.Flavor == model.Jetty || c.Flavor == model.Scheduled || c.Flavor == model.ThreadPerTask || c.Flavor == model.Virtual {
 		return
 	}
 	lambda := float64(s.ArrivalRate)

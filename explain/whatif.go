@@ -28,6 +28,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 	e.resourceWhatIfs(add)
 	e.clientWhatIfs(add)
 	e.handOffWhatIf(add)
+	e.virtualWhatIfs(add)
 
 	fifo := c.HandOff() == model.FIFO
 	// A plateau worth discussing: more idle workers than core explains and
@@ -162,8 +163,14 @@ func (e *Explanation) Text() string {
 	}
 	b.WriteString("\n")
 	c := sc.Pool.Config
-	fmt.Fprintf(&b, "pool %s: core %d, max %s, keepAlive %v, %s (capacity %s), %v hand-off, rejection %s\n",
-		sc.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue.JavaName(), model.SizeString(c.QueueCapacity), c.HandOff(), c.Rejection)
+	if c.Flavor == model.Virtual {
+		j := sc.JVM
+		fmt.Fprintf(&b, "pool %s: a new virtual thread per task (no queue, no limit%s); JDK %d, parallelism %d, maxPoolSize %d, minRunnable %d\n",
+			sc.Pool.Preset, map[bool]string{true: fmt.Sprintf(", concurrencyLimit %d", c.ConcurrencyLimit), false: ""}[c.Throttle], j.Version, j.Parallelism, j.MaxPoolSize, j.MinRunnable)
+	} else {
+		fmt.Fprintf(&b, "pool %s: core %d, max %s, keepAlive %v, %s (capacity %s), %v hand-off, rejection %s\n",
+			sc.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue.JavaName(), model.SizeString(c.QueueCapacity), c.HandOff(), c.Rejection)
+	}
 	for _, f := range e.Findings {
 		b.WriteString("\n")
 		b.WriteString(wrap(f.Title+": "+f.Text, 100, ""))
@@ -176,6 +183,7 @@ func (e *Explanation) Text() string {
 			means = "means over the whole run after the warmup, runtime events included"
 		}
 		b.WriteString("\n" + wrap(fmt.Sprintf("What would change it (the same traffic, seed %d, re-simulated; %s, and the worst per-interval p99 wait over the whole run):", sc.Seed, means), 100, ""))
+		row := func(name string, m Metrics) []string { return metricRow(name, m, e.Base, len(sc.Resources) > 0) }
 		rows := [][]string{{"", "pool", "idle TIMED", "idle WAITING", "busy", "wait p99", "peak wait p99", "rejected", "threads created"}}
 		if len(sc.Resources) > 0 {
 			rows[0] = append(rows[0], "response p99")
@@ -183,15 +191,25 @@ func (e *Explanation) Text() string {
 		if e.Base.Goodput == e.Base.Goodput {
 			rows[0] = append(rows[0], "goodput/s")
 		}
-		rows = append(rows, metricRow("as configured", e.Base, e.Base, len(sc.Resources) > 0))
+		if e.Base.Virtual != nil {
+			// Virtual threads: no idle workers, no queue; where they are.
+			rows = [][]string{{"", "virtual threads", "mounted", "runnable", "pinned", "carrier wait p99", "response p99", "completed/s", "errors"}}
+			row = func(name string, m Metrics) []string { return virtualRow(name, m, e.Base) }
+		}
+		rows = append(rows, row("as configured", e.Base))
+		var failed []string
 		for _, w := range e.WhatIfs {
 			if w.Error != "" {
-				rows = append(rows, []string{w.Name, "could not simulate: " + w.Error})
+				rows = append(rows, []string{w.Name, "could not simulate (below)"})
+				failed = append(failed, fmt.Sprintf("- %s could not be simulated: %s", w.Name, w.Error))
 				continue
 			}
-			rows = append(rows, metricRow(w.Name, w.Alt, e.Base, len(sc.Resources) > 0))
+			rows = append(rows, row(w.Name, w.Alt))
 		}
 		b.WriteString(table(rows))
+		for _, f := range failed {
+			b.WriteString(wrap(f, 100, "  "))
+		}
 		for _, w := range e.WhatIfs {
 			b.WriteString(wrap(fmt.Sprintf("- %s: %s (--set %s).", w.Name, w.Why, strings.Join(w.Sets, " --set ")), 100, "  "))
 		}
@@ -216,6 +234,25 @@ func metricRow(name string, m, base Metrics, response bool) []string {
 		row = append(row, rel(m.Goodput, base.Goodput))
 	}
 	return row
+}
+
+// virtualRow is a what-if's row when the scenario runs virtual threads;
+// a what-if on platform threads shows "-" for what they do not have.
+func virtualRow(name string, m, base Metrics) []string {
+	rel := func(v, b float64) string {
+		s := f1(v)
+		if r := 100 * (v - b) / b; name != "as configured" && b >= 1 && math.Abs(r) >= 0.5 {
+			s += fmt.Sprintf(" (%+.0f%%)", r)
+		}
+		return s
+	}
+	row := []string{name, rel(m.PoolMean, base.PoolMean)}
+	if v := m.Virtual; v != nil {
+		row = append(row, f2(v.Mounted), f1(v.Runnable), f2(v.Pinned), dur(v.CarrierWaitP99))
+	} else {
+		row = append(row, "-", "-", "-", "-")
+	}
+	return append(row, dur(m.ResponseP99), f1(m.Throughput), fmt.Sprint(m.Errors))
 }
 
 func table(rows [][]string) string {

@@ -361,6 +361,11 @@ func (e *Engine) summarizeLoad(s *Summary, st steady) {
 	s.ThreadStart = Stat(rec.threadStartTotal.Seconds())
 	s.ThreadStartSubmitter = Stat(rec.threadStartSubmitter.Seconds())
 	s.PeakReservedStack = int64(p.LargestPoolSize()) * e.sc.Host.StackSize
+	if e.vt != nil {
+		// Virtual threads reserve no thread stack (their frames live on
+		// the heap, R140): the platform threads are the carriers.
+		s.PeakReservedStack = int64(e.vt.carriers.Largest()) * e.sc.Host.StackSize
+	}
 	s.Throughput = st.rate(rec.nResponse)
 	s.LastTaskEnd = at(rec.completed+rec.callerRan > 0, max(rec.lastEnd, rec.callerLastEnd))
 	s.CPUs = rec.cpus
