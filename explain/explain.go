@@ -306,9 +306,9 @@ func (e *Explanation) analyse() {
 			f2(nan0(float64(v.MountedMean))), f2(nan0(float64(v.RunnableMean))), f1(nan0(float64(v.ParkedMean))), f2(nan0(float64(v.PinnedMean))), s.FinalPoolSize)
 	} else {
 		e.add("Steady state", "from %v to %v the pool held %s on average (%s over %d samples; 90%% of samples between %s and %s): %s busy, %s idle TIMED_WAITING in %s, %s idle WAITING in %s.take(). At the end: %s (%d busy, %d TIMED_WAITING, %d WAITING), %d queued.",
-		st.SteadyFrom, st.SteadyTo, workers(f1(st.Mean)), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
-		f2(st.Busy), f1(st.IdleTimed), timedWait(c), f1(st.Untimed), queue,
-		workers(fmt.Sprint(s.FinalPoolSize)), s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.QueuedEnd)
+			st.SteadyFrom, st.SteadyTo, workers(f1(st.Mean)), rangeText(st), st.Samples, f0(st.P5), f0(st.P95),
+			f2(st.Busy), f1(st.IdleTimed), timedWait(c), f1(st.Untimed), queue,
+			workers(fmt.Sprint(s.FinalPoolSize)), s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.QueuedEnd)
 	}
 
 	lambda, svc := float64(s.ArrivalRate), float64(s.ServiceMean)

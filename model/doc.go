@@ -11,6 +11,12 @@
 //     queues (§4, R63–R72).
 //   - ThreadPerTaskExecutor (threadpertask.go): a thread per task, no
 //     queue, no reuse, no setters (R86).
+//   - VirtualThreadPerTaskExecutor (virtual.go): a virtual thread per task
+//     (R130, R141, R142), with SimpleAsyncTaskExecutor's concurrencyLimit
+//     (R143); its VTs run on the carriers of CarrierScheduler
+//     (carriers.go: P carriers, one FIFO, no preemption, tryCompensate;
+//     R131, R132, R136), and JVM.Blocking is the pinning table by JDK
+//     version (R133–R136).
 //   - ScheduledThreadPoolExecutor (scheduled.go) and its DelayedWorkQueue
 //     (delayqueue.go): Schedule, ScheduleAtFixedRate,
 //     ScheduleWithFixedDelay, Cancel, the leader–follower wait and the

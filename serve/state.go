@@ -89,8 +89,8 @@ func viewOf(sc *scenarios.Scenario) configView {
 		CoreTO: c.CoreTimeOut, Prestart: c.Prestart, Queue: c.Queue.String(), Capacity: model.SizeString(c.QueueCapacity),
 		Fair: c.Fair, HandOff: [...]string{"natural", "fifo", "lifo"}[c.HandOffOverride], Rejection: c.Rejection.String(),
 		QueueEditable:     c.Flavor == model.JDK || c.Flavor == model.Tomcat,
-		KeepAliveEditable: c.Flavor != model.Scheduled && c.Flavor != model.ThreadPerTask,
-		SizesEditable:     c.Flavor != model.ThreadPerTask && !presetFixed(sc.Pool.Preset),
+		KeepAliveEditable: c.Flavor != model.Scheduled && c.Flavor != model.ThreadPerTask && c.Flavor != model.Virtual,
+		SizesEditable:     c.Flavor != model.ThreadPerTask && c.Flavor != model.Virtual && !presetFixed(sc.Pool.Preset),
 	}}
 	switch {
 	case sc.Workload.Trace != "":

@@ -16,7 +16,9 @@
 // phases and the event heap), observe.go (the engine as the model's
 // observer), record.go and hist.go (statistics), timeline.go, snapshot.go
 // and summary.go (outputs), host.go (thread start costs and CPUs),
-// periodic.go (a ScheduledThreadPoolExecutor's jobs), limits.go.
+// periodic.go (a ScheduledThreadPoolExecutor's jobs), limits.go,
+// steps.go and resources.go (service steps, connection pools), virtual.go
+// (virtual threads on their carriers).
 //
 // Time is an integer (time.Duration since the start of the run). Pending
 // completions and timers sit in a binary heap ordered by (time, phase,

@@ -347,6 +347,9 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 			return true, nil // it happens when the pause ends
 		}
 	}
+	if e.opt.CheckInvariants && ev.at < e.now {
+		panic(fmt.Sprintf("sim: time went back from %v to %v (phase %d)", e.now, ev.at, ev.phase))
+	}
 	if e.vt != nil {
 		e.vtAdvance(ev.at)
 	}

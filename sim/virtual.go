@@ -271,8 +271,12 @@ func (e *Engine) vtEnd(now time.Duration, h int32) {
 func (e *Engine) vtTaskEnded(now time.Duration) {
 	v := e.vt
 	if v.callerWaiting && !v.throttle.CallerMustWait() {
+		// The caller goes on now: the held arrival is submitted now, and
+		// the ones due meanwhile follow back to back (pullArrival), never
+		// in the past.
 		v.callerWaiting = false
 		e.due[phaseArrival] = now
+		e.submitterFree = max(e.submitterFree, now)
 	}
 }
 

@@ -298,3 +298,25 @@ func TestVirtualTimelineStates(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualSimpleAsyncLimitIsMMn: SimpleAsyncTaskExecutor with
+// concurrencyLimit n (R143) holds each caller FIFO until a permit frees,
+// so with Poisson arrivals and exponential blocking tasks (they hold no
+// carrier: R133) the callers' wait is that of M/M/n FIFO: Erlang C.
+func TestVirtualSimpleAsyncLimitIsMMn(t *testing.T) {
+	const n, lambda, mu = 4, 28.0, 10.0
+	theory := erlangC(n, lambda/mu) / (n*mu - lambda)
+	y := fmt.Sprintf(`duration: 2h
+warmup: 5m
+sample: 1m
+pool: {preset: simple-async, concurrencyLimit: %d}
+jvm: {parallelism: 2}
+workload:
+  arrivals: {process: poisson, rate: %v}
+  service:
+    steps:
+      - block: {dist: exponential, mean: %vms}
+`, n, lambda, 1000/mu)
+	mean, half := replicate(t, y, func(s Summary) float64 { return float64(s.WaitMean) })
+	checkAgainst(t, "concurrencyLimit 4: the caller's mean wait (M/M/4, Erlang C)", theory, mean, half, 0.06)
+}
