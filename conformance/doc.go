@@ -209,8 +209,9 @@
 //	f  FIFO read held, uncompensated on 25 (2)         as d; JDK 21's compensation refuted  1.8–23.6 ms  3.5–26.2 ms
 //
 // The decisive differences are 100–300 ms (the contrary rules' simulations miss the real
-// runs by that much). c2's worst figures are the noisiest draws: 8 further runs of it at
-// load 3.6 were 0–3 ms late in quiet runs (most of them), as b and c.
+// runs by that much). c2's worst figures are noisy draws, not a lateness of Object.wait: 8
+// further runs of it at load 3.6 were at most 1–3 ms late in five, 10 and 16 ms in two, and
+// 77 ms in one whose canary stalled 48 ms.
 //
 // TestVirtualExplore (POOLSIM_VT_EXPLORE=N) runs each case N times and logs every run's
 // times, stalls and real − simulated.
