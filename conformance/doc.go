@@ -193,17 +193,17 @@
 // 491 and the JDK 21 sources, and are NOT checked against a JDK 21: none is installable on
 // the development machine. The cases only show that JDK 25 refutes them.
 //
-// Measured (go test -count=1 -run TestVirtualThreadsMatchJDK25 -v ./conformance, three
-// times, on the 2-vCPU VM shared with other builds at load 3–6.6, Temurin 25.0.3; 19–29 s
+// Measured (go test -count=1 -run TestVirtualThreadsMatchJDK25 -v ./conformance, four
+// times, on the 2-vCPU VM shared with other builds at load 2–6.6, Temurin 25.0.3; 16–29 s
 // each, 0–6 stalled or strayed runs repeated; spread = the largest max−min across a test's
-// three judged runs of one time's real − simulated; each figure is the range over the three
+// three judged runs of one time's real − simulated; each figure is the range over the four
 // tests):
 //
 //	case (P)                                          real runs agree with the model      spread       worst real − simulated
-//	a  compute only, FIFO, no preemption (1)           1 0–150, 2 150–200, 3 –250, 4 –300   2.4–8.9 ms   5.1–12.6 ms
+//	a  compute only, FIFO, no preemption (1)           1 0–150, 2 150–200, 3 –250, 4 –300   0.6–8.9 ms   3.4–12.6 ms
 //	b  sleep unmounts (2)                              3, 4 run 50–150 while 1, 2 sleep     2.7–15.0 ms  4.5–18.1 ms
 //	c  sleep in synchronized unmounts on 25 (2)        as b; JDK 21's pinning refuted       7.9–18.5 ms  9.4–25.8 ms
-//	c2 Object.wait unmounts on 25 (2)                  as b; JDK 21's compensation refuted  17.9–25.4 ms 26.0–29.6 ms
+//	c2 Object.wait unmounts on 25 (2)                  as b; JDK 21's compensation refuted  14.7–25.4 ms 18.3–29.6 ms
 //	d  sleep in an FFM upcall pins (2)                 3, 4 wait, run 300–400, 2 carriers   5.6–14.6 ms  10.3–20.0 ms
 //	e  4 × 300 ms in <clinit> pin (2; R135's 604 ms)   two rounds, 0–300 and 300–600        0.7–5.1 ms   3.0–7.1 ms
 //	f  FIFO read held, uncompensated on 25 (2)         as d; JDK 21's compensation refuted  1.8–23.6 ms  3.5–26.2 ms

@@ -108,13 +108,19 @@ func TestVirtualRunRefusesBadScripts(t *testing.T) {
 // (java/VirtualRun.java) and on poolsim's virtual family, which replays each real run's own
 // submission times, and the two must agree:
 //
-//   - Times: every task's start (its virtual thread first mounted) and end lies in
-//     [simulated − vtClockSlack, simulated + vtTolerance].
+//   - Times: every task's start (its virtual thread first mounted) and end, and every
+//     step's begin, lies in [simulated − vtClockSlack, simulated + vtTolerance].
 //   - Overlap: the same pairs of tasks overlap in time by more than vtSpacing/2 — which
 //     tasks shared the carriers and which waited for one.
-//   - Carriers: as many carrier threads existed as the simulator's peak (no compensation on
-//     25 for any of these calls, R136), and a step that holds its carrier (pinned, or a
-//     FileInputStream read on 25) begins and ends on the same carrier.
+//   - Carriers: as many carrier threads existed as the simulator's peak, which is P (no
+//     compensation on 25 for any of these calls, R136; vtRealCarriers), and a step that
+//     holds its carrier (pinned, or a FileInputStream read on 25) begins and ends on the
+//     same carrier.
+//   - Power: the case's contrary rule (virtualCase.contrast), simulated on the same run's
+//     submissions, fails one of the above (vtRefutes).
+//
+// Runs that stalled, or strayed at times that differ from run to run, are repeated
+// (vtRealRuns); the real runs' own spread and the worst real − simulated are logged.
 //
 // What is checked is JDK 25's behaviour only. The JDK 21–23 rules (synchronized pins, R134;
 // Object.wait and file reads compensate, R136) are implemented in poolsim from JEP 444, JEP

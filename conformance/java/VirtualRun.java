@@ -53,8 +53,9 @@ import java.util.concurrent.locks.LockSupport;
  *     whose comparator, an upcall into Java, sleeps on its first call (R134, R135: pins);</li>
  * <li>{@code clinit}: the static initializer of a class not initialised before (R135: pins);
  *     at most 8 such steps per run;</li>
- * <li>{@code file-io}: FileInputStream.read of a named FIFO whose one byte a platform thread
- *     writes MS after the read began (R136: on 25 held, not compensated).</li>
+ * <li>{@code file-io}: FileInputStream.read of a named FIFO (made with mkfifo, only when the
+ *     script has such steps) whose one byte a platform thread writes MS after the read began
+ *     (R136: on 25 held, not compensated).</li>
  * </ul>
  *
  * Before t=0 the program warms up (each kind of step, a few times, on throwaway virtual
@@ -488,9 +489,11 @@ public final class VirtualRun {
             }
         }
         linkNative();
-        makeFifos(fifoCount + 1); // the last one is the warm-up's
+        if (fifoCount > 0) {
+            makeFifos(fifoCount + 1); // the last one is the warm-up's
+        }
         try {
-            warmUp(fifoCount);
+            warmUp(fifoCount > 0 ? fifoCount : -1);
             run(tasks, clinits, fifos);
         } finally {
             for (RandomAccessFile f : fifoOut) {
@@ -499,10 +502,12 @@ public final class VirtualRun {
             for (FileInputStream f : fifoIn) {
                 f.close();
             }
-            for (int i = 0; i <= fifoCount; i++) {
-                Files.deleteIfExists(fifoDir.resolve("f" + i));
+            if (fifoDir != null) {
+                for (int i = 0; i <= fifoCount; i++) {
+                    Files.deleteIfExists(fifoDir.resolve("f" + i));
+                }
+                Files.deleteIfExists(fifoDir);
             }
-            Files.deleteIfExists(fifoDir);
         }
         System.exit(0); // the carriers and the writer are daemons, but do not wait for them
     }
