@@ -111,7 +111,7 @@ func (c *Comparison) add(name string, f func(s sim.Summary) string) {
 
 func (c *Comparison) rows() {
 	c.Rows = append(c.Rows, CompareRow{Name: "pool", A: poolWords(c.A.Scenario), B: poolWords(c.B.Scenario)})
-	c.add("completed/s", func(s sim.Summary) string { return f1(nan0(float64(s.Throughput))) })
+	c.add("ended/s (errors too)", func(s sim.Summary) string { return f1(nan0(float64(s.Throughput))) })
 	c.add("rejected", func(s sim.Summary) string { return fmt.Sprint(s.Rejected) })
 	if c.A.Result.Summary.ResourceErrors != nil || c.B.Result.Summary.ResourceErrors != nil {
 		c.add("ended by an error (whole run)", func(s sim.Summary) string {

@@ -43,7 +43,7 @@ func TestCompareMovesTheWait(t *testing.T) {
 		t.Errorf("Moved = %q, want the pool's queue named", c.Moved)
 	}
 	text := c.Text()
-	for _, want := range []string{"Same traffic", "db: waiters, mean (most)", "Why A: Waits on the HikariCP pool db", "completed/s"} {
+	for _, want := range []string{"Same traffic", "db: waiters, mean (most)", "Why A: Waits on the HikariCP pool db", "ended/s"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("compare text lacks %q:\n%s", want, text)
 		}

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/poolsim/poolsim/internal/lazyre"
 	scraped "github.com/poolsim/poolsim/metrics"
 	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/scenarios"
@@ -109,7 +109,7 @@ func (md *MetricsDiagnosis) drawTraffic(seed uint64) fitTraffic {
 	return f
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // ScenarioYAML is a scenario reproducing the observed traffic at rates:
 // the pool as configured, a burst growing it to the first observed size,

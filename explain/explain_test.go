@@ -51,6 +51,12 @@ func TestPoissonDeathRate(t *testing.T) {
 func explainYAML(t *testing.T, y string) *Explanation {
 	t.Helper()
 	sc, err := scenarios.Parse([]byte(y), "e.yaml", nil)
+	return explainLoaded(t, sc, err)
+}
+
+// explainLoaded explains a scenario just loaded (err: the loading's).
+func explainLoaded(t *testing.T, sc *scenarios.Scenario, err error) *Explanation {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,7 @@ import (
 func explainFile(t *testing.T, path string, sets ...string) *Explanation {
 	t.Helper()
 	sc, err := scenarios.Load(path, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Explain(context.Background(), sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return explainLoaded(t, sc, err)
 }
 
 // TestExplainVirtualHikari: on virtual threads (R130, R142) the wait of

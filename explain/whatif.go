@@ -86,7 +86,7 @@ func (e *Explanation) whatIfs() []WhatIf {
 				"pool.rejection=caller-runs")
 		}
 	}
-	if lambda > 0 && svc > 0 && float64(s.WaitP99) > 10*svc && !plateau && !e.resourceBound() {
+	if lambda > 0 && svc > 0 && float64(s.WaitP99) > 10*svc && !plateau && !e.resourceBound() && c.Flavor != model.ThreadPerTask && c.Flavor != model.Virtual {
 		n := int(math.Ceil(lambda * svc * 1.3))
 		load := "λ·S"
 		if retryStorm(s.Client) {

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/poolsim/poolsim/internal/lazyre"
 )
 
 // Build is what a Spring Boot project's build file says about the
@@ -162,14 +163,14 @@ func parsePOM(b *Build, data []byte) {
 }
 
 var (
-	gradlePlugin = regexp.MustCompile(`id\s*\(?\s*["']org\.springframework\.boot["']\s*\)?\s*version\s*\(?\s*["']([0-9][^"']*)["']`)
-	gradleVar    = regexp.MustCompile(`(?i)spring_?boot_?version\s*=\s*["']([0-9][^"']*)["']`)
-	gradleCoord  = regexp.MustCompile(`org\.springframework\.boot:spring-boot-(?:gradle-plugin|dependencies|starter-parent):([0-9][^"'\s)]*)`)
-	gradleDep    = regexp.MustCompile(`spring-boot-starter-[a-z0-9-]+`)
+	gradlePlugin = lazyre.New(`id\s*\(?\s*["']org\.springframework\.boot["']\s*\)?\s*version\s*\(?\s*["']([0-9][^"']*)["']`)
+	gradleVar    = lazyre.New(`(?i)spring_?boot_?version\s*=\s*["']([0-9][^"']*)["']`)
+	gradleCoord  = lazyre.New(`org\.springframework\.boot:spring-boot-(?:gradle-plugin|dependencies|starter-parent):([0-9][^"'\s)]*)`)
+	gradleDep    = lazyre.New(`spring-boot-starter-[a-z0-9-]+`)
 )
 
 func parseGradle(b *Build, text string) {
-	for _, re := range []*regexp.Regexp{gradlePlugin, gradleVar, gradleCoord} {
+	for _, re := range []*lazyre.Regexp{gradlePlugin, gradleVar, gradleCoord} {
 		if m := re.FindStringSubmatch(text); m != nil {
 			b.SpringBootVersion = m[1]
 			break

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/poolsim/poolsim/internal/lazyre"
 )
 
 // javaInt parses like java.lang.Integer.valueOf(String), which Tomcat's
@@ -106,8 +107,8 @@ func springBool(s string) (bool, error) {
 }
 
 var (
-	simpleDuration = regexp.MustCompile(`^([+-]?\d+)([a-zA-Z]{0,2})$`)
-	isoDuration    = regexp.MustCompile(`(?i)^([-+]?)P(?:([-+]?[0-9]+)D)?(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?$`)
+	simpleDuration = lazyre.New(`^([+-]?\d+)([a-zA-Z]{0,2})$`)
+	isoDuration    = lazyre.New(`(?i)^([-+]?)P(?:([-+]?[0-9]+)D)?(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?$`)
 )
 
 // springDuration parses like Spring Boot's DurationStyle.detectAndParse:

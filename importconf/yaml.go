@@ -6,13 +6,13 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/lazyre"
 )
 
 // Limits against hostile YAML (alias "billion laughs", deep nesting): a
@@ -57,7 +57,7 @@ func parseYAML(name string, data []byte) ([]document, error) {
 	return docs, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // yamlError turns a go-yaml error into an input error with its line.
 func yamlError(name string, err error) error {
@@ -165,10 +165,10 @@ func (f *flattener) merge(n *yaml.Node, prefix string, depth int) error {
 }
 
 var (
-	yaml11Bool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yaml11Int   = regexp.MustCompile(`^(?:[-+]?0b_*[0-1]+[0-1_]*|[-+]?0_*[0-7]+[0-7_]*|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x_*[0-9a-fA-F]+[0-9a-fA-F_]*|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yaml11Null  = regexp.MustCompile(`^(?:~|null|Null|NULL)$`)
-	yaml11Float = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9_]+(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	yaml11Bool  = lazyre.New(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	yaml11Int   = lazyre.New(`^(?:[-+]?0b_*[0-1]+[0-1_]*|[-+]?0_*[0-7]+[0-7_]*|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x_*[0-9a-fA-F]+[0-9a-fA-F_]*|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	yaml11Null  = lazyre.New(`^(?:~|null|Null|NULL)$`)
+	yaml11Float = lazyre.New(`^(?:[-+]?(?:\.[0-9]+|[0-9_]+(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 )
 
 // yaml11Text is the text Spring Boot binds for a scalar read by SnakeYAML

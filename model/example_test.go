@@ -89,3 +89,28 @@ func ExampleExecutor_Apply() {
 	// <nil> 8 16
 	// model: core: must be in 0..max (16), got 20 (R21: setCorePoolSize throws IllegalArgumentException)
 }
+
+// The virtual-thread scheduler driven by hand (R131–R134): two carriers,
+// three VTs. Two mount at once, the third waits FIFO; on JDK 21 the first
+// VT's park inside synchronized pins its carrier (no compensation), so the
+// third mounts only when the second VT unmounts.
+func ExampleCarrierScheduler() {
+	jvm := model.DefaultJVM(21, 2)
+	s := model.NewCarrierScheduler(jvm)
+	for vt := model.VT(1); vt <= 3; vt++ {
+		fmt.Printf("VT %d runnable at 0: mounted %v\n", vt, s.Runnable(0, vt))
+	}
+	b := jvm.Blocking(model.InSynchronized)
+	c, _, _ := s.BeginBlocking(time.Millisecond, b)
+	fmt.Printf("VT 1 parks in synchronized at 1ms: %v, %v\n", b, c == model.NotCompensated)
+	m, _ := s.Unmount(5 * time.Millisecond)
+	fmt.Printf("VT 2 parks at 5ms: VT %d mounts after %v\n", m.VT, m.Waited)
+	fmt.Printf("carriers %d, busy %d, held %d, runnable %d\n", s.Carriers(5*time.Millisecond), s.Busy(), s.Held(), s.RunnableLen())
+	// Output:
+	// VT 1 runnable at 0: mounted true
+	// VT 2 runnable at 0: mounted true
+	// VT 3 runnable at 0: mounted false
+	// VT 1 parks in synchronized at 1ms: pinned, true
+	// VT 2 parks at 5ms: VT 3 mounts after 5ms
+	// carriers 2, busy 2, held 1, runnable 0
+}

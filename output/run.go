@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +94,13 @@ func WriteRun(ctx context.Context, dir string, sc *scenarios.Scenario, opt RunOp
 		written = append(written, "snapshots.txt")
 	}
 	files := []file{{"perf.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Perf) }}}
+	for _, d := range res.VTDumps {
+		// A virtual-thread run's snapshots, as jcmd Thread.dump_to_file
+		// -format=json writes them (sim/vtdump.go).
+		name := "threaddump-" + strconv.FormatFloat(d.At.Seconds(), 'f', -1, 64) + "s.json"
+		files = append(files, file{name, bytesFile(d.JSON)})
+		written = append(written, name)
+	}
 	if opt.Plots {
 		charts, err := chartsFromCSV(sc, res, timeline.Bytes())
 		if err != nil {

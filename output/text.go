@@ -36,8 +36,14 @@ func WriteText(w io.Writer, sc *scenarios.Scenario, res *sim.Result, dir string,
 		fmt.Fprintf(w, ", %d lost", s.Discarded)
 	}
 	fmt.Fprintf(w, "; %d queued and %d running at the end\n", s.QueuedEnd, s.RunningEnd)
-	fmt.Fprintf(w, "  threads   largest %d; at the end %d (%d busy, %d TIMED_WAITING, %d WAITING); %d created, %d exited\n",
-		s.LargestPoolSize, s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.ThreadsCreated, s.ThreadsExited)
+	if s.Virtual != nil {
+		// A VT per task: none idles; their states are the virtual line's (R137).
+		fmt.Fprintf(w, "  threads   virtual: largest %d; at the end %d live, each running its task; %d created, %d exited\n",
+			s.LargestPoolSize, s.FinalPoolSize, s.ThreadsCreated, s.ThreadsExited)
+	} else {
+		fmt.Fprintf(w, "  threads   largest %d; at the end %d (%d busy, %d TIMED_WAITING, %d WAITING); %d created, %d exited\n",
+			s.LargestPoolSize, s.FinalPoolSize, s.FinalBusy, s.FinalIdleTimed, s.FinalIdleUntime, s.ThreadsCreated, s.ThreadsExited)
+	}
 	if sc.Host.ThreadStart > 0 {
 		fmt.Fprintf(w, "  costs     Thread.start() %v each: %s in all, %s of it on the submitter; peak reserved stack %s (%d × %s); the last task ended at %s\n",
 			sc.Host.ThreadStart, secs(s.ThreadStart), secs(s.ThreadStartSubmitter), mib(s.PeakReservedStack), s.LargestPoolSize, mib(sc.Host.StackSize), secs(s.LastTaskEnd))

@@ -85,7 +85,7 @@ func Write(w io.Writer, r Report) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := pageTmpl.Execute(&buf, page); err != nil {
+	if err := pageTmpl().Execute(&buf, page); err != nil {
 		return fmt.Errorf("report: render html: %w", err)
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
@@ -451,7 +451,7 @@ func SectionParts(s Scenario) (Parts, error) {
 		dst  *template.HTML
 	}{{"answer", &p.Answer}, {"explanation", &p.Explanation}, {"summary", &p.Summary}} {
 		var b bytes.Buffer
-		if err := pageTmpl.ExecuteTemplate(&b, part.name, sv); err != nil {
+		if err := pageTmpl().ExecuteTemplate(&b, part.name, sv); err != nil {
 			return Parts{}, fmt.Errorf("report: render %s: %w", part.name, err)
 		}
 		// The template escaped every value it inserted.
@@ -463,7 +463,7 @@ func SectionParts(s Scenario) (Parts, error) {
 // StyleSheet is the style of the parts SectionParts renders.
 func StyleSheet() string {
 	var b strings.Builder
-	if err := pageTmpl.ExecuteTemplate(&b, "css", nil); err != nil {
+	if err := pageTmpl().ExecuteTemplate(&b, "css", nil); err != nil {
 		panic(err) // a constant template without data cannot fail
 	}
 	return b.String()

@@ -1,6 +1,9 @@
 package report
 
-import "html/template"
+import (
+	"html/template"
+	"sync"
+)
 
 // pageTmpl is report.html: per scenario the answer first (the verdict and
 // the headline figures), then the charts, the explanation and the
@@ -8,8 +11,14 @@ import "html/template"
 // comparison shows its charts before its tables. It must stay self-contained (no URL but data:
 // images and #fragments, no script) and well-formed XML (void elements
 // self-closed): the tests parse it with encoding/xml and load it in a
-// browser under a Content-Security-Policy that forbids every fetch.
-var pageTmpl = template.Must(template.Must(template.New("report").Parse(sectionTmpl)).Parse(`<!DOCTYPE html>
+// browser under a Content-Security-Policy that forbids every fetch. It is
+// parsed on first use, not at start-up: every poolsim process links this
+// package, and most never write a report (issue 19).
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.Must(template.New("report").Parse(sectionTmpl)).Parse(pageHTML))
+})
+
+const pageHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8" />
@@ -99,7 +108,7 @@ figure img { display: block; width: 100%; max-width: 960px; height: auto; border
 {{- end}}
 </body>
 </html>
-`))
+`
 
 // sectionTmpl holds the parts of a scenario's section that poolsim serve
 // shows too (see SectionParts), and their style sheet.

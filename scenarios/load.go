@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/lazyre"
 	"github.com/poolsim/poolsim/internal/textlimit"
 	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/workloads"
@@ -165,7 +165,7 @@ func Parse(data []byte, path string, sets []string) (*Scenario, error) {
 	return sc, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)(?:, column (\d+))?: (.*)`)
+var yamlLineRE = lazyre.New(`line (\d+)(?:, column (\d+))?: (.*)`)
 
 // yamlError turns a YAML syntax error into an input error with its line.
 func yamlError(path string, err error) error {

@@ -114,7 +114,8 @@ type Engine struct {
 	wk *wakeState
 	// vt is the virtual-thread side of the run (virtual.go; nil: a pool
 	// of platform threads).
-	vt *vtState
+	vt      *vtState
+	vtDumps []VTDump // the snapshots in jcmd Thread.dump_to_file's shape (vtdump.go)
 }
 
 // workerState is what the engine keeps per live worker, beside the model.
@@ -485,7 +486,7 @@ func (e *Engine) pullArrival() {
 }
 
 func (e *Engine) submit() {
-	if e.vtCallerMustWait() {
+	if e.vt != nil && e.vtCallerMustWait() { // e.vt is nil for platform threads: no call on every task's path
 		return // SimpleAsyncTaskExecutor's limit holds the caller (R143)
 	}
 	a := e.next

@@ -51,18 +51,14 @@ func histValue(i int) time.Duration {
 }
 
 func (h *intervalHist) record(d time.Duration) {
-	if d < 0 {
-		d = 0
-	}
-	if h.n < smallN {
-		h.small[h.n] = d
-	} else {
+	d = max(d, 0)
+	if h.n >= smallN {
 		if h.n == smallN {
-			for _, v := range h.small {
-				h.count(v)
-			}
+			h.spill()
 		}
 		h.count(d)
+	} else {
+		h.small[h.n] = d
 	}
 	h.n++
 	h.sum += float64(d)
@@ -71,11 +67,23 @@ func (h *intervalHist) record(d time.Duration) {
 	}
 }
 
+// spill moves the exactly kept values into the counts, when the interval's
+// smallN+1st value comes: from then on it counts. Kept out of line so that
+// count, on every task's path, inlines into record.
+//
+//go:noinline
+func (h *intervalHist) spill() {
+	i := histIndex(h.small[0])
+	h.lo, h.hi, h.touched = i, i, true
+	for _, v := range h.small {
+		h.count(v)
+	}
+}
+
+// count adds d to its bucket; the range [lo, hi] is set (spill).
 func (h *intervalHist) count(d time.Duration) {
 	i := histIndex(d)
-	if !h.touched {
-		h.lo, h.hi, h.touched = i, i, true
-	} else if i < h.lo {
+	if i < h.lo {
 		h.lo = i
 	} else if i > h.hi {
 		h.hi = i

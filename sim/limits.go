@@ -123,10 +123,15 @@ func (l *limiter) refuse(now, service, duration time.Duration) {
 // queueFull reports whether the queue has reached limits.maxQueued after
 // an event at now, and when it has, estimates its growth.
 func (l *limiter) queueFull(now time.Duration, q int, end time.Duration) bool {
-	if q < l.half {
+	if q < l.half { // every event of a run whose queue stays short: kept inlinable
 		l.aboveHalf = false
 		return false
 	}
+	return l.queueAboveHalf(now, q, end)
+}
+
+// queueAboveHalf is queueFull with the queue at half the limit or more.
+func (l *limiter) queueAboveHalf(now time.Duration, q int, end time.Duration) bool {
 	if !l.aboveHalf {
 		l.aboveHalf, l.halfAt, l.halfQ = true, now, q
 	}

@@ -25,9 +25,18 @@ func (e *Engine) snapshot() error {
 	p.Parked(func(w *model.Worker) { n++; rank[w] = n })
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== snapshot at %v (t=%ss) ===\n", e.now, appendSeconds(nil, e.now))
-	fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
-		p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.TimedWaitSite(),
-		p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, model.SizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
+	if e.vt != nil {
+		b.WriteString(e.vtSnapshotHeader())
+		d, err := e.vtDump()
+		if err != nil {
+			return err
+		}
+		e.vtDumps = append(e.vtDumps, VTDump{At: e.now, JSON: d})
+	} else {
+		fmt.Fprintf(&b, "pool %s: %d workers: %d busy (RUNNABLE), %d idle TIMED_WAITING in %s, %d idle WAITING in %s.take(); queue %d; core %d, max %s, keepAlive %v, allowCoreThreadTimeOut %v; hand-off %v\n",
+			p.RunState(), p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.TimedWaitSite(),
+			p.Count(model.IdleUntimed), cfg.Queue.JavaName(), p.QueueLen(), cfg.Core, model.SizeString(cfg.Max), cfg.KeepAlive, cfg.CoreTimeOut, p.HandOff())
+	}
 	for i, r := range e.res {
 		st := r.Stats()
 		fmt.Fprintf(&b, "resource %s (%s): %d units, %d in use, %d idle, %d waiting; %d failed acquisitions so far\n",
@@ -60,6 +69,9 @@ func (e *Engine) snapshot() error {
 // programNote describes a worker running a task with steps: parked waiting
 // for a resource (as a thread dump shows it), or running a step.
 func (e *Engine) programNote(h int32, t *model.Task) string {
+	if e.vt != nil {
+		return e.vtNote(h, t)
+	}
 	p := &e.progs[h-1]
 	n := len(p.steps)
 	if p.waiting {

@@ -203,6 +203,9 @@ type Result struct {
 	Findings []string
 	// Applied lists the runtime events as applied, in order.
 	Applied []AppliedEvent
+	// VTDumps are a virtual-thread run's snapshots in the JSON shape of
+	// jcmd Thread.dump_to_file (vtdump.go), one per snapshot time.
+	VTDumps []VTDump
 	// WaitCDF and ResponseCDF are steady-state quantiles at CDFQuantiles
 	// (empty without steady-state tasks).
 	WaitCDF, ResponseCDF []Quantile
@@ -222,7 +225,7 @@ func (e *Engine) Result() *Result {
 func (e *Engine) result() *Result {
 	rec := e.rec
 	s := e.summary()
-	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied,
+	res := &Result{Summary: s, Complete: e.finished && !e.stopped, StopReason: e.stopReason, Applied: rec.applied, VTDumps: e.vtDumps,
 		WaitCDF:     cdf(rec.wait, rec.nWait, rec.waitMax),
 		ResponseCDF: cdf(rec.response, rec.nResponse, rec.responseMax)}
 	e.lim.summarize(&res.Summary, e.interrupted, e.stopReason)

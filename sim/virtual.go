@@ -383,3 +383,52 @@ func (e *Engine) vtCheckInvariants() {
 			live, mounted, mountedProgs, runnable, parked, held, len(e.vt.pending)))
 	}
 }
+
+// vtSnapshotHeader is a snapshot's first line for a virtual-thread pool:
+// the VTs by state (R137) and the carriers (R131), as `jcmd
+// Thread.dump_to_file -format=json` would let one count them (R138).
+func (e *Engine) vtSnapshotHeader() string {
+	live, mounted, runnable, parked, held := e.vtCounts()
+	c := e.vt.carriers
+	return fmt.Sprintf("pool %s: %d virtual threads (threadCount()): %d mounted on a carrier (RUNNABLE, %d of them pinned in a blocking call), %d runnable waiting for a carrier (RUNNABLE), %d parked (WAITING/TIMED_WAITING, unmounted); %d carriers ForkJoinPool-1-worker-N, %d busy (parallelism %d, JDK %d)\n",
+		e.pool.RunState(), live, mounted, held, runnable, parked, c.Carriers(e.now), c.Busy(), e.vt.jvm.Parallelism, e.vt.jvm.Version)
+}
+
+// vtNote describes the virtual thread running program h in a snapshot, by
+// its state (R137): mounted (computing, or pinned in a blocking call),
+// runnable (waiting for a carrier), or parked (unmounted in a blocking
+// call or waiting for a resource).
+func (e *Engine) vtNote(h int32, t *model.Task) string {
+	p := &e.progs[h-1]
+	n := len(p.steps)
+	st := p.steps[min(p.next, n-1)]
+	step := fmt.Sprintf("task %d, step %d of %d", t.ID, p.next+1, n)
+	call := "blocking"
+	if site := model.Site(st.In); site != model.Anywhere {
+		call += " in " + site.String()
+	}
+	switch {
+	case p.waiting:
+		how := "parked, unmounted"
+		if p.blk.HoldsCarrier() {
+			how = "carrier held: " + p.blk.String()
+		}
+		r := e.res[p.held-1]
+		return fmt.Sprintf("%s, for %v (%s; %s)", r.Describe(), e.now-p.waitFrom, step, how)
+	case p.blocking && p.blk.HoldsCarrier():
+		what := call
+		if p.held != 0 {
+			what = "holding " + st.Resource + ", " + call
+		}
+		return fmt.Sprintf("WAITING (carrier held: %s) %s: %s for %v", p.blk, step, what, st.Time)
+	case p.blocking && !p.mounted:
+		what := call
+		if p.held != 0 {
+			what = "holding " + st.Resource + ", " + call
+		}
+		return fmt.Sprintf("WAITING (parked, unmounted) %s: %s for %v", step, what, st.Time)
+	case !p.mounted:
+		return fmt.Sprintf("RUNNABLE (waiting for a carrier) %s", step)
+	}
+	return fmt.Sprintf("RUNNABLE (mounted) %s: computing for %v", step, st.Time)
+}

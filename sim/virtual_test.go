@@ -110,6 +110,7 @@ workload:
 `,
 	"pinned-21": `duration: 1m
 sample: 1s
+snapshots: [30s]
 pool: {preset: virtual}
 jvm: {parallelism: 2, version: 21}
 resources: {db: {type: semaphore, permits: 3}}
@@ -196,6 +197,20 @@ func TestVirtualInvariants(t *testing.T) {
 			case "pinned-21":
 				if v.PinnedCarrierSeconds <= 0 || v.Compensations != 0 || v.CarriersPeak != 2 {
 					t.Errorf("a pinned park holds its carrier without compensation (R134)")
+				}
+				// The snapshot names each VT by its state (R137): one line
+				// per live VT, the pinned ones WAITING with their carrier
+				// held, and the header counts them.
+				lines := strings.Split(strings.TrimSpace(o.snapshots), "\n")
+				var live, held int
+				fmt.Sscanf(lines[1][strings.Index(lines[1], ": ")+2:], "%d virtual threads", &live)
+				for _, l := range lines[3:] {
+					if strings.Contains(l, "(carrier held: pinned)") || strings.Contains(l, "; carrier held: pinned)") {
+						held++
+					}
+				}
+				if live == 0 || len(lines)-3 != live || held == 0 || held > 2 {
+					t.Errorf("snapshot: %d VT lines for %d live, %d held carriers:\n%s", len(lines)-3, live, held, o.snapshots)
 				}
 			case "compensated-file-io-21":
 				if v.CarriersStarted == 0 || v.CarriersPeak <= 2 || v.CarriersPeak > 6 {

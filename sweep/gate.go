@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/lazyre"
 )
 
 // Gate is a condition every point must meet, for CI: an expr-lang
@@ -48,7 +48,7 @@ const gateAllowed = `a boolean expression over summary metric names, e.g. 'rejec
 
 const costAllowed = `a numeric expression over summary metric names and swept keys, e.g. 'pool.max + 100 * wait_p99_s'`
 
-var unknownNameRE = regexp.MustCompile(`unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
+var unknownNameRE = lazyre.New(`unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
 
 // derivedVar is a gate variable computed from metrics' means (and its
 // half-width from theirs), not a column of the results.

@@ -3,12 +3,12 @@ package sweep
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/lazyre"
 	"github.com/poolsim/poolsim/scenarios"
 )
 
@@ -159,11 +159,11 @@ func NormalizeKey(key string) string {
 
 // rangeRE matches A:B:N or A:B:N:lin|log, where A and B hold no colon,
 // comma or bracket (so YAML blocks are never taken for ranges).
-var rangeRE = regexp.MustCompile(`^\s*([^:,{}\[\]]+?)\s*:\s*([^:,{}\[\]]+?)\s*:\s*([0-9]+)\s*(?::\s*(lin|log)\s*)?$`)
+var rangeRE = lazyre.New(`^\s*([^:,{}\[\]]+?)\s*:\s*([^:,{}\[\]]+?)\s*:\s*([0-9]+)\s*(?::\s*(lin|log)\s*)?$`)
 
 // rateUnitRE matches a rate written with a unit, capturing the number and
 // the unit.
-var rateUnitRE = regexp.MustCompile(`^\s*([0-9.eE+-]+)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*$`)
+var rateUnitRE = lazyre.New(`^\s*([0-9.eE+-]+)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*$`)
 
 const paramAllowed = "KEY=VALUES: a list 8,16,32, a linear range 10:1000:12, or a log range 10:1000:12:log"
 

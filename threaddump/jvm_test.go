@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,6 +141,24 @@ type lineLog struct {
 	done  bool
 }
 
+// readLines collects r's lines in the background until it ends.
+func readLines(r io.Reader) *lineLog {
+	l := &lineLog{}
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			l.mu.Lock()
+			l.lines = append(l.lines, sc.Text())
+			l.mu.Unlock()
+		}
+		l.mu.Lock()
+		l.done = true
+		l.mu.Unlock()
+	}()
+	return l
+}
+
 func (l *lineLog) snapshot() ([]string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -181,19 +200,7 @@ func runPoolStates(t *testing.T, name, home, cp string, major int) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin("java"), err)
 	}
-	log := &lineLog{}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			log.mu.Lock()
-			log.lines = append(log.lines, sc.Text())
-			log.mu.Unlock()
-		}
-		log.mu.Lock()
-		log.done = true
-		log.mu.Unlock()
-	}()
+	log := readLines(stdout)
 	defer func() {
 		stdin.Close() // PoolStates exits at EOF
 		exited := make(chan error, 1)

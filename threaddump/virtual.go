@@ -189,25 +189,28 @@ func SummariseVirtual(d *Dump) *Virtual {
 		}
 		return a.State < b.State
 	})
-	for c, n := range pins {
-		v.PinnedBy = append(v.PinnedBy, PinCause{Cause: c, Count: n})
+	for _, c := range mostFirst(pins) {
+		v.PinnedBy = append(v.PinnedBy, PinCause{Cause: c, Count: pins[c]})
 	}
-	sort.Slice(v.PinnedBy, func(i, j int) bool {
-		if v.PinnedBy[i].Count != v.PinnedBy[j].Count {
-			return v.PinnedBy[i].Count > v.PinnedBy[j].Count
-		}
-		return v.PinnedBy[i].Cause < v.PinnedBy[j].Cause
-	})
-	for c, n := range containers {
-		v.Executors = append(v.Executors, VirtualExecutor{Container: c, Threads: n})
+	for _, c := range mostFirst(containers) {
+		v.Executors = append(v.Executors, VirtualExecutor{Container: c, Threads: containers[c]})
 	}
-	sort.Slice(v.Executors, func(i, j int) bool {
-		if v.Executors[i].Threads != v.Executors[j].Threads {
-			return v.Executors[i].Threads > v.Executors[j].Threads
-		}
-		return v.Executors[i].Container < v.Executors[j].Container
-	})
 	return v
+}
+
+// mostFirst lists m's keys by count, most first, then by key.
+func mostFirst(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 // carrierPool is the name prefix of a ForkJoinPool worker
@@ -245,6 +248,17 @@ func virtualSite(frames []Frame) (site, what string) {
 		return shortClass(frames[0].Class) + "." + frames[0].Method, ""
 	}
 	return "no frames", ""
+}
+
+// causeWords puts a pin cause in a sentence: "2 by a class initializer".
+func causeWords(c string) string {
+	switch c {
+	case "class initializer", "native frame":
+		return "a " + c
+	case "unknown":
+		return "an unknown cause"
+	}
+	return c
 }
 
 // onCarrierPark: the thread parks on its carrier (VirtualThread.parkOnCarrierThread, R134, R135).
@@ -326,7 +340,7 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 		if len(v.PinnedBy) > 0 {
 			parts := make([]string, len(v.PinnedBy))
 			for i, p := range v.PinnedBy {
-				parts[i] = fmt.Sprintf("%d by a %s", p.Count, p.Cause)
+				parts[i] = fmt.Sprintf("%d by %s", p.Count, causeWords(p.Cause))
 			}
 			fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
 		}
@@ -351,8 +365,11 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 			top[0].Count, v.Threads, strings.SplitN(top[0].What, " (", 2)[0], top[0].Site)
 	}
 	if v.Pinned > 0 && v.Carriers > 0 {
+		left := fmt.Sprintf("the scheduler runs every other virtual thread on the %d left", v.Carriers-v.Pinned)
+		if v.Pinned >= v.Carriers {
+			left = "no carrier is left for any other virtual thread"
+		}
 		fmt.Fprintf(b, "  %d of %d carriers are pinned: a virtual thread that blocks while pinned keeps its carrier and\n"+
-			"  no carrier is added for it (R134–R136): the scheduler runs every other virtual thread on the %d left.\n",
-			v.Pinned, v.Carriers, max(v.Carriers-v.Pinned, 0))
+			"  no carrier is added for it (R134–R136): %s.\n", v.Pinned, v.Carriers, left)
 	}
 }

@@ -1,7 +1,6 @@
 package threaddump
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,18 +125,7 @@ func TestJVMVirtualHikari(t *testing.T) {
 			<-done
 		}
 	}()
-	log := &lineLog{}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			log.mu.Lock()
-			log.lines = append(log.lines, sc.Text())
-			log.mu.Unlock()
-		}
-		log.mu.Lock()
-		log.done = true
-		log.mu.Unlock()
-	}()
+	log := readLines(stdout)
 	if !log.waitFor(0, 2*time.Minute, func(s string) bool { return s == "READY" }) {
 		lines, _ := log.snapshot()
 		t.Fatalf("VirtualHikari never printed READY:\n%s", strings.Join(lines, "\n"))

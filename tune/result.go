@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/poolsim/poolsim/internal/lazyre"
 	"github.com/poolsim/poolsim/sweep"
 )
 
@@ -151,7 +151,7 @@ func (s *search) infeasible() error {
 }
 
 // boundRE reads a constraint that bounds one metric: NAME < X, NAME >= X.
-var boundRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=?|>=?)\s*([0-9.eE+-]+)\s*$`)
+var boundRE = lazyre.New(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=?|>=?)\s*([0-9.eE+-]+)\s*$`)
 
 // violation is how far p is from meeting the constraints it fails: for a
 // bound on one metric, the metric's distance to it relative to the bound;

@@ -7,11 +7,11 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/poolsim/poolsim/internal/atomicfile"
+	"github.com/poolsim/poolsim/internal/lazyre"
 	"github.com/poolsim/poolsim/plots"
 	"github.com/poolsim/poolsim/report"
 	"github.com/poolsim/poolsim/sim"
@@ -89,7 +89,7 @@ func (r *Result) WritePointsCSV(w io.Writer) error {
 
 // limitRE reads a constraint that is a plain upper bound on the wait p99 or
 // the rejected share, to draw it.
-var limitRE = regexp.MustCompile(`^\s*(wait_p99_s|rejected_ratio|rejected\s*/\s*submitted)\s*<=?\s*([0-9.eE+-]+)\s*$`)
+var limitRE = lazyre.New(`^\s*(wait_p99_s|rejected_ratio|rejected\s*/\s*submitted)\s*<=?\s*([0-9.eE+-]+)\s*$`)
 
 // Chart returns the frontier chart's data: every point, the Pareto set, the
 // current and recommended points, the constraints' bounds and the closed

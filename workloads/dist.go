@@ -79,7 +79,9 @@ func NewDistribution(spec ServiceSpec, src rand.Source) (Distribution, error) {
 		if err := needMean(); err != nil {
 			return nil, err
 		}
-		return &expDist{name: fmt.Sprintf("exponential(mean=%v)", spec.Mean), rng: rand.New(src), rate: 1 / mean, mean: mean}, nil
+		d := &expDist{name: fmt.Sprintf("exponential(mean=%v)", spec.Mean), rng: rand.New(src), rate: 1 / mean, mean: mean}
+		d.pcg, _ = src.(*rand.PCG)
+		return d, nil
 	case "uniform":
 		if spec.Min < 0 || spec.Max < spec.Min {
 			return nil, &ParamError{"max", fmt.Sprintf("need 0 <= min <= max, got min %v max %v", spec.Min, spec.Max), "0 <= min <= max"}
@@ -98,9 +100,13 @@ func NewDistribution(spec ServiceSpec, src rand.Source) (Distribution, error) {
 			return nil, err
 		}
 		s2 := math.Log1p(spec.CV * spec.CV)
-		return &rander{name: fmt.Sprintf("lognormal(mean=%v, cv=%g)", spec.Mean, spec.CV),
-			r:    distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2), Src: src},
-			mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}, nil
+		ln := distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2), Src: src}
+		r := &rander{name: fmt.Sprintf("lognormal(mean=%v, cv=%g)", spec.Mean, spec.CV),
+			r: ln, mean: mean, variance: (spec.CV * mean) * (spec.CV * mean)}
+		if pcg, ok := src.(*rand.PCG); ok {
+			r.logNormal = &logNormal{pcg, ln.Mu, ln.Sigma}
+		}
+		return r, nil
 	case "gamma":
 		if err := needMean(); err != nil {
 			return nil, err
@@ -205,25 +211,47 @@ func (c constantDist) String() string        { return fmt.Sprintf("constant(%v)"
 type expDist struct {
 	name       string
 	rng        *rand.Rand
+	pcg        *rand.PCG // rng's source when it is a stream (NewStream): drawn directly
 	rate, mean float64
 }
 
-func (e *expDist) Sample() time.Duration { return seconds(e.rng.ExpFloat64() / e.rate) }
-func (e *expDist) Mean() float64         { return e.mean }
-func (e *expDist) Variance() float64     { return e.mean * e.mean }
-func (e *expDist) String() string        { return e.name }
+func (e *expDist) Sample() time.Duration {
+	if e.pcg != nil {
+		return seconds(expFloat64(e.pcg) / e.rate)
+	}
+	return seconds(e.rng.ExpFloat64() / e.rate)
+}
+func (e *expDist) Mean() float64     { return e.mean }
+func (e *expDist) Variance() float64 { return e.mean * e.mean }
+func (e *expDist) String() string    { return e.name }
 
 // rander adapts a gonum distribution.
 type rander struct {
 	name           string
 	r              distuv.Rander
 	mean, variance float64
+	// logNormal, when set, is r drawn without gonum's interfaces: a
+	// lognormal law on a stream (NewStream).
+	logNormal *logNormal
 }
 
-func (r *rander) Sample() time.Duration { return seconds(r.r.Rand()) }
-func (r *rander) Mean() float64         { return r.mean }
-func (r *rander) Variance() float64     { return r.variance }
-func (r *rander) String() string        { return r.name }
+// logNormal is a distuv.LogNormal with a PCG stream for its source.
+type logNormal struct {
+	pcg       *rand.PCG
+	mu, sigma float64
+}
+
+func (r *rander) Sample() time.Duration {
+	if l := r.logNormal; l != nil {
+		// distuv.LogNormal.Rand: exp(N(0,1)·σ + μ), the normal drawn from the
+		// same stream by the same ziggurat.
+		return seconds(math.Exp(normFloat64(l.pcg)*l.sigma + l.mu))
+	}
+	return seconds(r.r.Rand())
+}
+func (r *rander) Mean() float64     { return r.mean }
+func (r *rander) Variance() float64 { return r.variance }
+func (r *rander) String() string    { return r.name }
 
 // empirical draws uniformly from recorded samples (a bootstrap of the
 // recorded service times).

@@ -132,8 +132,10 @@ func New(spec Spec, seed uint64) (Source, error) {
 	if len(spec.Phases) == 0 {
 		return nil, &ParamError{"phases", "no traffic", "phases, arrivals+service, or trace"}
 	}
+	arrivals := NewStream(seed, StreamArrivals)
 	s := &phaseSource{
-		arrivals:   rand.New(NewStream(seed, StreamArrivals)),
+		arrivalSrc: arrivals,
+		arrivals:   rand.New(arrivals),
 		failures:   rand.New(NewStream(seed, StreamFailures)),
 		priorities: rand.New(NewStream(seed, StreamPriorities)),
 		failure:    spec.Failure,
@@ -186,6 +188,9 @@ func New(spec Spec, seed uint64) (Source, error) {
 				return nil, err
 			}
 			st.dist = d
+			if e, ok := d.(*expDist); ok && e.pcg != nil {
+				st.exp = e
+			}
 		}
 		st.start = start
 		st.end = time.Duration(math.MaxInt64)
@@ -234,6 +239,7 @@ type phaseState struct {
 	start, end time.Duration
 	process    process      // Arrivals.Process, decoded once
 	dist       Distribution // the service law (a split law: a *splitDist)
+	exp        *expDist     // dist, when it is an exponential law drawn from a stream (Next draws it directly)
 	split      bool
 	steps      *stepLaws // Steps' laws (nil: dist)
 }
@@ -266,7 +272,8 @@ func processOf(name string) process {
 type phaseSource struct {
 	phases     []phaseState
 	cur        int
-	arrivals   *rand.Rand
+	arrivalSrc *rand.PCG  // the arrivals' stream, drawn directly on the Poisson path (expFloat64)
+	arrivals   *rand.Rand // the same stream, for the other processes
 	failures   *rand.Rand
 	priorities *rand.Rand
 	failure    float64
@@ -307,7 +314,7 @@ func (s *phaseSource) nextTime() (time.Duration, bool) {
 		if a.Rate <= 0 {
 			return 0, false
 		}
-		return addSat(s.t, seconds(s.arrivals.ExpFloat64()/a.Rate)), true
+		return addSat(s.t, seconds(expFloat64(s.arrivalSrc)/a.Rate)), true
 	case constantProcess:
 		if a.Rate <= 0 {
 			return 0, false
@@ -395,8 +402,14 @@ func addSat(t, d time.Duration) time.Duration {
 
 func (s *phaseSource) Next() (Arrival, bool) {
 	for !s.done {
-		t, ok := s.nextTime()
 		ph := &s.phases[s.cur]
+		var t time.Duration
+		ok := true
+		if ph.process == poissonProcess && ph.Arrivals.Rate > 0 {
+			t = addSat(s.t, seconds(expFloat64(s.arrivalSrc)/ph.Arrivals.Rate)) // nextTime's Poisson case, inline
+		} else {
+			t, ok = s.nextTime()
+		}
 		if !ok || t >= ph.end {
 			s.enter(s.cur + 1)
 			continue
@@ -406,6 +419,9 @@ func (s *phaseSource) Next() (Arrival, bool) {
 		if ph.steps != nil {
 			a.Service = ph.steps.draw()
 			s.lastSteps = ph.steps.drawn
+		} else if e := ph.exp; e != nil {
+			a.Service = seconds(expFloat64(e.pcg) / e.rate) // e.Sample(), without the interface call
+			s.lastSteps = nil
 		} else {
 			a.Service = ph.dist.Sample()
 			s.lastSteps = nil

@@ -253,3 +253,55 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestFromVirtualThreads: --from a configuration that turns on virtual
+// threads simulates them (R141, R142) instead of the pool it replaces:
+// Spring Boot's spring.threads.virtual.enabled, Tomcat's useVirtualThreads.
+func TestFromVirtualThreads(t *testing.T) {
+	dir := t.TempDir()
+	props := filepath.Join(dir, "application.properties")
+	if err := os.WriteFile(props, []byte("spring.threads.virtual.enabled=true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xml := filepath.Join(dir, "server.xml")
+	if err := os.WriteFile(xml, []byte(`<Server port="-1"><Service name="Catalina"><Connector port="8080" protocol="HTTP/1.1" useVirtualThreads="true"/><Engine name="Catalina" defaultHost="localhost"/></Service></Server>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := writeScenario(t, small)
+	for _, tc := range []struct{ from, preset string }{{props, "spring-boot-virtual"}, {xml, "tomcat-virtual"}} {
+		code, out, errs := run(t, "run", p, "--from", tc.from, "--set", "jvm.parallelism=2", "--out", filepath.Join(dir, tc.preset))
+		if code != 0 {
+			t.Fatalf("--from %s: exit %d\n%s", tc.from, code, errs)
+		}
+		if !strings.Contains(errs+out, "simulated as preset: "+tc.preset) {
+			t.Errorf("--from %s: the description does not name preset %s:\n%s%s", tc.from, tc.preset, out, errs)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, tc.preset, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = string(b)
+		var s struct {
+			Virtual *struct {
+				Parallelism int `json:"parallelism"`
+			} `json:"virtual"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Virtual == nil || s.Virtual.Parallelism != 2 {
+			t.Errorf("--from %s: no virtual-thread summary with parallelism 2 (%v):\n%s", tc.from, err, out)
+		}
+	}
+	// Without carriers the scenario is refused, naming the key.
+	if code, _, errs := run(t, "run", p, "--from", props, "--out", filepath.Join(dir, "x")); code != 2 || !strings.Contains(errs, "jvm.parallelism") {
+		t.Errorf("no parallelism: exit %d, %q; want 2 naming jvm.parallelism", code, errs)
+	}
+}
+
+// TestDiagnoseVirtualRefused: diagnose reads a pool's idle and busy
+// workers; virtual threads have none (R130), so it refuses and points to
+// jstack and explain instead of fitting a pool that does not exist.
+func TestDiagnoseVirtualRefused(t *testing.T) {
+	code, _, errs := run(t, "diagnose", "../../scenarios/examples/tomcat-virtual-hikari.yaml", "--dump", "../../threaddump/testdata/jdk25-virtual-hikari.json")
+	if code != 2 || !strings.Contains(errs, "poolsim jstack") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("exit %d, %q; want 2 and one line pointing to poolsim jstack", code, errs)
+	}
+}

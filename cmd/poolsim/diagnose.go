@@ -9,6 +9,7 @@ import (
 
 	"github.com/poolsim/poolsim/explain"
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/model"
 	"github.com/poolsim/poolsim/scenarios"
 	"github.com/poolsim/poolsim/threaddump"
 )
@@ -106,6 +107,14 @@ gauges hid (rejections, queue waits, bursts between scrapes).`,
 	}
 }
 
+// virtualDiagnoseError refuses to infer a load from a virtual-thread
+// executor: diagnose reads a pool's idle and busy workers, and a virtual
+// thread per task has no idle ones (R130).
+func virtualDiagnoseError(file string) error {
+	return inputerr.New(file, 0, 0, "pool", "diagnose infers the load from a pool's idle and busy workers, and virtual threads (a new one per task, R130) have no idle ones: "+
+		"read the dump with 'poolsim jstack DUMP' (where the virtual threads wait, which carriers are pinned) and simulate with 'poolsim explain'", "")
+}
+
 // diagnosePool finds the pool's configuration: --from, else the scenario.
 func diagnosePool(c *cli.Context, info io.Writer) (*scenarios.Pool, error) {
 	ip, err := importPool(c)
@@ -114,6 +123,9 @@ func diagnosePool(c *cli.Context, info io.Writer) (*scenarios.Pool, error) {
 	}
 	if ip != nil {
 		ip.describe(info)
+		if ip.pool.VirtualThreads {
+			return nil, virtualDiagnoseError(c.String("from"))
+		}
 		// Load the imported pool through the scenario loader, so it gets the
 		// same presets and checks as a scenario file.
 		text := []byte("duration: 1s\nworkload: {arrivals: {process: poisson, rate: 1}, service: {dist: constant, value: 1ms}}\npool: {preset: jdk, core: 1, max: 1}\n")
@@ -127,6 +139,9 @@ func diagnosePool(c *cli.Context, info io.Writer) (*scenarios.Pool, error) {
 		sc, err := loadScenario(c.Args().First(), c.StringSlice("set"), nil)
 		if err != nil {
 			return nil, err
+		}
+		if sc.Pool.Config.Flavor == model.Virtual {
+			return nil, virtualDiagnoseError(sc.Path)
 		}
 		return &sc.Pool, nil
 	}

@@ -2,19 +2,19 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsim/poolsim/internal/inputerr"
+	"github.com/poolsim/poolsim/internal/lazyre"
 )
 
 // Flag mistakes as Go's flag package words them (urfave/cli passes them on).
 var (
-	unknownFlagRE = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
-	badValueRE    = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)$`)
-	noValueRE     = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	unknownFlagRE = lazyre.New(`^flag provided but not defined: -+(.*)$`)
+	badValueRE    = lazyre.New(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)$`)
+	noValueRE     = lazyre.New(`^flag needs an argument: -+(.*)$`)
 )
 
 // typedErrors gives every error of each command a type exitCode can

@@ -175,9 +175,6 @@ func importPool(c *cli.Context) (*importedPool, error) {
 			pick = &st.Pools[0]
 		}
 	}
-	if pick.VirtualThreads {
-		return nil, inputerr.New(pick.File, pick.Line, 0, pick.Name, "this pool is replaced by virtual threads (a thread per task), which poolsim does not model yet: there is no pool to simulate", "")
-	}
 	if pick.Unsupported != "" {
 		return nil, inputerr.New(pick.File, pick.Line, 0, pick.Name, pick.Unsupported, "")
 	}
@@ -253,6 +250,18 @@ func btoi(b bool) int {
 
 // poolSets turns an imported pool into --set overrides of pool.*.
 func poolSets(p importconf.Pool) []string {
+	if p.VirtualThreads {
+		// A virtual thread per task replaces the pool (R141–R143): the
+		// scenario's jvm block (or host.cpus) gives the carriers.
+		switch {
+		case p.Kind == importconf.KindSpringTask:
+			return []string{"pool={preset: simple-async}"}
+		case strings.HasSuffix(strings.ToLower(p.File), ".xml"):
+			return []string{"pool={preset: tomcat-virtual}"}
+		default:
+			return []string{"pool={preset: spring-boot-virtual}"}
+		}
+	}
 	switch p.Kind {
 	case importconf.KindJetty:
 		return []string{fmt.Sprintf("pool={preset: spring-boot-jetty, core: %d, max: %s, keepAlive: %v}", p.Core, model.SizeString(p.Max), p.KeepAlive)}
@@ -279,8 +288,13 @@ func (ip *importedPool) describe(w io.Writer) {
 	if p.Line > 0 {
 		where = fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
-	fmt.Fprintf(w, "pool from %s: %s %q (threads %s*): core %d, max %s, keepAlive %v, queue %s\n",
-		where, p.Kind, p.Name, p.ThreadNamePrefix, p.Core, model.SizeString(p.Max), p.KeepAlive, model.SizeString(p.MaxQueueSize))
+	if p.VirtualThreads {
+		fmt.Fprintf(w, "pool from %s: %s %q runs on virtual threads, a new one per task (simulated as %s); the pool numbers below have no effect\n",
+			where, p.Kind, p.Name, strings.TrimSuffix(strings.TrimPrefix(ip.sets[0], "pool={"), "}"))
+	} else {
+		fmt.Fprintf(w, "pool from %s: %s %q (threads %s*): core %d, max %s, keepAlive %v, queue %s\n",
+			where, p.Kind, p.Name, p.ThreadNamePrefix, p.Core, model.SizeString(p.Max), p.KeepAlive, model.SizeString(p.MaxQueueSize))
+	}
 	found := append([]importconf.Origin(nil), p.Found...)
 	sort.SliceStable(found, func(i, j int) bool { return found[i].Line < found[j].Line })
 	for _, f := range found {
