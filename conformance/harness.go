@@ -152,15 +152,34 @@ var compiled struct {
 	dirs map[string]string
 }
 
-// classes returns a directory holding the compiled harness, compiling it at most once per
-// process and key, and reusing an earlier process's build from the cache directory.
+// release25Sources are the Java sources that need JDK 25 (virtual threads, the FFM API):
+// they are compiled apart from the harness, with --release 25 (see RunVirtual).
+var release25Sources = map[string]bool{"java/VirtualRun.java": true}
+
+// classes returns a directory holding the compiled harness (java/*.java but
+// release25Sources, built with --release 17), compiling it at most once per process and key,
+// and reusing an earlier process's build from the cache directory.
 func (r Runner) classes(javac string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "javac=%s\njars=%s\n", javac, strings.Join(r.jars(), ":"))
 	names, err := fs.Glob(javaSources, "java/*.java")
 	if err != nil {
 		return "", fmt.Errorf("conformance: list java sources: %w", err)
 	}
+	var harness []string
+	for _, n := range names {
+		if !release25Sources[n] {
+			harness = append(harness, n)
+		}
+	}
+	return r.compile(javac, "17", r.jars(), harness)
+}
+
+// compile returns a directory holding the named sources compiled with javac --release
+// release against jars, compiling them at most once per process and key, and reusing an
+// earlier process's build from the cache directory.
+func (r Runner) compile(javac, release string, jars, names []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "javac=%s\njars=%s\nrelease=%s\n", javac, strings.Join(jars, ":"), release)
+	names = append([]string(nil), names...)
 	sort.Strings(names)
 	for _, n := range names {
 		b, err := javaSources.ReadFile(n)
@@ -192,7 +211,7 @@ func (r Runner) classes(javac string) (string, error) {
 	dir := filepath.Join(base, key)
 	marker := filepath.Join(dir, "ok")
 	if _, err := os.Stat(marker); err != nil {
-		if err := build(javac, r.jars(), names, base, dir); err != nil {
+		if err := build(javac, release, jars, names, base, dir); err != nil {
 			return "", err
 		}
 	}
@@ -206,7 +225,7 @@ func (r Runner) classes(javac string) (string, error) {
 
 // build compiles the sources into a fresh directory under base and renames it to dir, so
 // that a concurrent process never sees a half-built cache entry.
-func build(javac string, jars, names []string, base, dir string) error {
+func build(javac, release string, jars, names []string, base, dir string) error {
 	tmp, err := os.MkdirTemp(base, "build-")
 	if err != nil {
 		return fmt.Errorf("conformance: compile: %w", err)
@@ -216,7 +235,7 @@ func build(javac string, jars, names []string, base, dir string) error {
 	if err := os.Mkdir(src, 0o755); err != nil {
 		return fmt.Errorf("conformance: compile: %w", err)
 	}
-	args := []string{"--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", filepath.Join(tmp, "classes"),
+	args := []string{"--release", release, "-nowarn", "-encoding", "UTF-8", "-d", filepath.Join(tmp, "classes"),
 		"-cp", strings.Join(jars, string(os.PathListSeparator))}
 	for _, n := range names {
 		b, err := javaSources.ReadFile(n)

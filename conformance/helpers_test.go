@@ -118,7 +118,7 @@ func runners(t *testing.T) []namedRunner {
 	rs := []namedRunner{{"java", Runner{}}}
 	home := os.Getenv("POOLSIM_JAVA25_HOME")
 	if home == "" {
-		home = "/usr/lib/jvm/temurin-25-jdk-amd64"
+		home = DefaultJDK25Home
 	}
 	if _, err := os.Stat(filepath.Join(home, "bin", "javac")); err == nil {
 		rs = append(rs, namedRunner{"temurin25", Runner{JavaHome: home}})

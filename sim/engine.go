@@ -52,9 +52,15 @@ type Engine struct {
 	interrupted   bool     // stopped by the context (SIGINT, SIGTERM)
 	lim           *limiter // limits.maxThreads and maxQueued (limits.go)
 	events        int64
-	tl            *timelineWriter
-	released      bool
-	start         time.Time // wall clock at construction, for perf.json
+	// plain: no per-event extras (a virtual-thread scheduler, resources,
+	// a host's CPUs or wake-ups, Options.Observe, CheckInvariants): step
+	// asks one question instead of one per extra, and nextEvent passes
+	// over quiet timers (skipQuietTimers).
+	plain        bool
+	quietSkipped int64 // the quiet timers it passed over (for the tests)
+	tl           *timelineWriter
+	released     bool
+	start        time.Time // wall clock at construction, for perf.json
 
 	// ws is the engine's own state of each live worker, by Worker.Slot.
 	ws []workerState
@@ -243,6 +249,7 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		e.sched = s
 	}
 	e.lim.constructed(cfg, pool.PoolSize())
+	e.plain = e.skipQuietTimers()
 	// Runtime events are validated in time order; snapshots are sorted here.
 	e.snapAt = append([]time.Duration(nil), sc.Snapshots...)
 	slices.Sort(e.snapAt)
@@ -342,17 +349,19 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 		e.interrupted = true
 		return false, e.finish()
 	}
-	if e.wk != nil && e.wk.every != nil {
-		var held bool
-		if ev, held = e.paused(ev); held {
-			return true, nil // it happens when the pause ends
+	if !e.plain {
+		if e.wk != nil && e.wk.every != nil {
+			var held bool
+			if ev, held = e.paused(ev); held {
+				return true, nil // it happens when the pause ends
+			}
 		}
-	}
-	if e.opt.CheckInvariants && ev.at < e.now {
-		panic(fmt.Sprintf("sim: time went back from %v to %v (phase %d)", e.now, ev.at, ev.phase))
-	}
-	if e.vt != nil {
-		e.vtAdvance(ev.at)
+		if e.opt.CheckInvariants && ev.at < e.now {
+			panic(fmt.Sprintf("sim: time went back from %v to %v (phase %d)", e.now, ev.at, ev.phase))
+		}
+		if e.vt != nil {
+			e.vtAdvance(ev.at)
+		}
 	}
 	e.rec.advance(ev.at)
 	e.now = ev.at
@@ -381,33 +390,37 @@ func (e *Engine) step(ctx context.Context) (bool, error) {
 			return false, err
 		}
 	}
-	if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
-		e.rearmCPU(e.now)
-	}
-	if e.vt != nil {
-		e.vtDrain(e.now)
-		e.vtSettle()
+	if !e.plain {
+		if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
+			e.rearmCPU(e.now)
+		}
+		if e.vt != nil {
+			e.vtDrain(e.now)
+			e.vtSettle()
+		}
 	}
 	q := e.pool.QueueLen()
 	e.rec.settle(e.now, q)
-	if e.res != nil {
+	if !e.plain && e.res != nil {
 		e.settleResources(e.now)
 	}
 	if e.lim.queueFull(e.now, q, e.sc.Duration) {
 		e.stop(e.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", e.lim.MaxQueued))
 	}
-	if e.opt.CheckInvariants {
-		e.pool.CheckInvariants()
-		e.rec.checkConservation(e.pool)
-		for _, r := range e.res {
-			r.CheckInvariants()
+	if !e.plain {
+		if e.opt.CheckInvariants {
+			e.pool.CheckInvariants()
+			e.rec.checkConservation(e.pool)
+			for _, r := range e.res {
+				r.CheckInvariants()
+			}
+			if e.vt != nil {
+				e.vtCheckInvariants()
+			}
 		}
-		if e.vt != nil {
-			e.vtCheckInvariants()
+		if e.opt.Observe != nil {
+			e.opt.Observe(e.now, e.pool)
 		}
-	}
-	if e.opt.Observe != nil {
-		e.opt.Observe(e.now, e.pool)
 	}
 	if e.stopped {
 		return false, e.finish()
@@ -542,6 +555,28 @@ func (e *Engine) fireKeepAlive(ev event) {
 	case d > ev.at:
 		e.armTimer(w, d)
 	}
+}
+
+// timerQuiet reports whether w's timer, due at at, changes nothing the
+// model or the recorder sees: its worker has exited, a re-arm superseded
+// it, its worker is no longer in a timed wait (it took a task: the common
+// case of an elastic pool), or the wait now ends later (the timer re-arms).
+// fireKeepAlive then only keeps the engine's own books.
+func (e *Engine) timerQuiet(w *model.Worker, at time.Duration) bool {
+	return w.State() != model.IdleTimed || e.ws[w.Slot()].timer != at || w.Deadline() != at
+}
+
+// skipQuietTimers reports whether the run is plain (Engine.plain), and so
+// whether nextEvent may handle a quiet timer
+// (timerQuiet) without making it an event of its own: in a run where an
+// event that changes nothing still does something — a virtual-thread
+// scheduler, resources, a host's CPUs or wake-ups, a per-event hook, the
+// invariant checks — every timer stays an event. Otherwise the one thing
+// an event does at an instant where nothing changes is to cut the state
+// integrals there (recorder.advance), which leaves them bit-identical as
+// long as they are exact (recorder.mergeExact).
+func (e *Engine) skipQuietTimers() bool {
+	return e.vt == nil && e.res == nil && e.cpu == nil && e.wk == nil && e.opt.Observe == nil && !e.opt.CheckInvariants
 }
 
 func (e *Engine) armTimer(w *model.Worker, at time.Duration) {

@@ -52,6 +52,7 @@ type event struct {
 // phases after it change rarely, so their earliest (rest) is kept up to
 // date by setDue instead of searched for at every event.
 func (e *Engine) nextEvent() (event, bool) {
+again:
 	at, ph := never, phase(0)
 	if e.h.len() > 0 {
 		top := e.h.peek()
@@ -73,6 +74,15 @@ func (e *Engine) nextEvent() (event, bool) {
 	switch ph {
 	case phaseCompletion, phaseCPU, phaseKeepAlive, phaseWake:
 		ev.w = e.h.pop().w
+		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.sc.Duration) {
+			// A timer that changes nothing: its books kept, it is
+			// counted as the event it would have been, and the state
+			// integrals run on through its instant (skipQuietTimers).
+			e.fireKeepAlive(ev)
+			e.events++
+			e.quietSkipped++
+			goto again
+		}
 	case phaseArrival:
 		e.due[ph] = never // submit draws the next one
 	case phaseResource, phaseClient, phasePeriodic, phaseCancel:

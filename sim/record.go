@@ -161,6 +161,23 @@ func (r *recorder) advance(t time.Duration) {
 	r.lastT = t
 }
 
+// mergeExact reports whether advance may skip an instant at which nothing
+// changes, up to end, and leave every state integral the same to the last
+// bit. An integral is a float64 sum of count × nanoseconds, every term and
+// partial sum an integer; below 2^53 each of them is exact, so the terms
+// c·d1 + c·d2 of two segments sum to exactly c·(d1+d2), the one term of
+// the merged segment. It holds when every integral would stay below 2^52
+// (a margin for the rounding of this check) even if its count held to end.
+// The resources' integrals are not checked: a run with resources does not
+// skip (skipQuietTimers).
+func (r *recorder) mergeExact(end time.Duration) bool {
+	const exact = 1 << 52
+	rem := float64(end - r.lastT)
+	return r.areaPool+float64(r.poolSize)*rem < exact && r.areaBusy+float64(r.count[model.Running])*rem < exact &&
+		r.areaTimed+float64(r.count[model.IdleTimed])*rem < exact && r.areaUntimed+float64(r.count[model.IdleUntimed])*rem < exact &&
+		r.areaQueue+float64(r.queueLen)*rem < exact
+}
+
 func (r *recorder) observeMax() {
 	if r.poolSize > r.poolSizeMax {
 		r.poolSizeMax = r.poolSize

@@ -29,6 +29,13 @@ type Options struct {
 	// CallerRan events, with the times the host gives them (a task handed
 	// to a thread still starting begins when the thread is up).
 	OnTask func(TaskEvent)
+	// OnStep, if set, receives the begin and end of every step of a task
+	// run on a virtual thread (§13; the conformance tests hold them against
+	// the real JDK's): a step begins on a mounted VT — the first one when
+	// the VT first mounts — and ends when its time is over; after an
+	// unmounting call the VT is runnable then, and its next step begins
+	// once it has mounted again.
+	OnStep func(StepEvent)
 	// CheckInvariants checks the model's and the run's invariants after
 	// every event and panics on a violation (tests).
 	CheckInvariants bool
@@ -57,6 +64,14 @@ type TaskEvent struct {
 	// Job numbers the workload.periodic job a run belongs to (from 1; 0 for
 	// ordinary traffic), and Run the run (from 1).
 	Job, Run int32
+}
+
+// StepEvent is a step of a task on a virtual thread beginning or ending.
+type StepEvent struct {
+	T      time.Duration
+	TaskID uint64
+	Step   int  // the step's index in the task's steps, from 0
+	End    bool // false: began; true: its time is over
 }
 
 // taskHook turns the stream's task events into Options.OnTask calls.

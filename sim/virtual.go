@@ -177,11 +177,13 @@ func (e *Engine) vtRunSteps(now time.Duration, h int32) {
 	p := &e.progs[h-1]
 	for p.next < len(p.steps) && !p.failed {
 		st := &p.steps[p.next]
+		e.vtStepEvent(now, h, false)
 		if st.Kind == workloads.Compute {
 			if st.Time > 0 {
 				e.h.push(now+st.Time, phaseCompletion, p.w)
 				return
 			}
+			e.vtStepEvent(now, h, true)
 			p.next++
 			continue
 		}
@@ -222,6 +224,7 @@ func (e *Engine) vtStepDone(now time.Duration, h int32) {
 		p.held = 0
 		e.res[r].Release(now, borrower(h), thread(p.w))
 	}
+	e.vtStepEvent(now, h, true)
 	p.next++
 	if !p.blocking {
 		e.vtRunSteps(now, h)
@@ -234,6 +237,17 @@ func (e *Engine) vtStepDone(now time.Duration, h int32) {
 		return
 	}
 	e.vtStart(now, h) // unparked: runnable again
+}
+
+// vtStepEvent tells Options.OnStep that program h's current step begins
+// or ends at now.
+func (e *Engine) vtStepEvent(now time.Duration, h int32, end bool) {
+	if e.opt.OnStep == nil {
+		return
+	}
+	p := &e.progs[h-1]
+	t, _ := p.w.Task()
+	e.opt.OnStep(StepEvent{T: now, TaskID: t.ID, Step: p.next, End: end})
 }
 
 // vtEnd: program h's task ends at now (its steps are done, or an
