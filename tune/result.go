@@ -28,8 +28,11 @@ type Result struct {
 	Points       []*Point
 	Replications int
 	// Simulations is what this call ran (resumed points cost none; points
-	// run ahead in parallel and not needed count), Wall its time.
+	// run ahead in parallel and not needed count), Cancelled how many more
+	// were stopped part-way when their point was decided first, Wall its
+	// time.
 	Simulations int
+	Cancelled   int
 	Wall        time.Duration
 	// Recommended is the feasible point with the least objective (ties: the
 	// nearest the current configuration).
@@ -82,7 +85,7 @@ func (s *search) result(ctx context.Context) (*Result, error) {
 	t := s.t
 	r := &Result{
 		Scenario: t.base.Name, Keys: t.keys(), Constraints: t.cfg.Constraints, Minimize: t.obj.text,
-		Method: s.method, Rounds: s.rounds, Points: s.points, Simulations: s.sims, Traffic: t.cfg.Traffic,
+		Method: s.method, Rounds: s.rounds, Points: s.points, Simulations: s.sims, Cancelled: s.cancels, Traffic: t.cfg.Traffic,
 		Current: s.current, CurrentPlaced: s.placed, Skipped: s.skipped, t: t,
 	}
 	for _, p := range s.points {
@@ -324,7 +327,8 @@ func (s *search) robustness(ctx context.Context, r *Result) error {
 		return err
 	}
 	s.sims += o.Simulations
-	r.Simulations = s.sims
+	s.cancels += o.Cancelled
+	r.Simulations, r.Cancelled = s.sims, s.cancels
 	r.Replications += o.Results.Rows[0].Replications
 	def := sw.Definition()
 	r.Robust = s.t.evaluate(&def, o.Results.Rows[0], s.rounds+1)

@@ -95,6 +95,7 @@ type search struct {
 	current *Point
 	placed  bool // the current configuration is a point of the search
 	sims    int
+	cancels int // runs stopped part-way (sweep.Outcome.Cancelled)
 	rounds  int
 	method  string
 }
@@ -142,7 +143,7 @@ func (t *Tuner) Run(ctx context.Context, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Partial: true, Shard: opt.Shard, ShardPoints: o.Points, Simulations: o.Simulations, Wall: time.Since(start), t: t}, nil
+		return &Result{Partial: true, Shard: opt.Shard, ShardPoints: o.Points, Simulations: o.Simulations, Cancelled: o.Cancelled, Wall: time.Since(start), t: t}, nil
 	}
 	if len(opt.From) > 0 {
 		if err := s.merge(); err != nil {
@@ -302,6 +303,7 @@ func (s *search) round(ctx context.Context, r int, name string, pts [][]sweep.Va
 		return o, err
 	}
 	s.sims += o.Simulations
+	s.cancels += o.Cancelled
 	if s.opt.Progress != nil {
 		s.opt.Progress(Stage{Round: r, Name: name, Points: len(pts), Done: true, Simulations: o.Simulations})
 	}
@@ -366,6 +368,7 @@ func (s *search) runCurrent(ctx context.Context) error {
 		return err
 	}
 	s.sims += o.Simulations
+	s.cancels += o.Cancelled
 	def := sw.Definition()
 	s.current = s.t.evaluate(&def, o.Results.Rows[0], 0)
 	return nil

@@ -26,7 +26,11 @@ func (r *Result) WriteText(w io.Writer, jobs int) error {
 	fmt.Fprintf(ew, "tune %s: minimize %s subject to %s (each held with 95%% confidence)\n", r.Scenario, r.Minimize, strings.Join(quoted, " and "))
 	fmt.Fprintf(ew, "  search    %s; %d rounds, %d points, %d replications", r.searchLine(), r.Rounds, len(r.Points), r.Replications)
 	if r.Wall > 0 {
-		fmt.Fprintf(ew, " (%d simulations run in %s with %d jobs)", r.Simulations, r.Wall.Round(time.Millisecond), jobs)
+		fmt.Fprintf(ew, " (%d simulations run in %s with %d jobs", r.Simulations, r.Wall.Round(time.Millisecond), jobs)
+		if r.Cancelled > 0 {
+			fmt.Fprintf(ew, ", %d more cancelled part-way", r.Cancelled)
+		}
+		fmt.Fprint(ew, ")")
 	}
 	fmt.Fprintln(ew)
 	if len(r.Skipped) > 0 {

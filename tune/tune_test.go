@@ -197,6 +197,11 @@ func TestDeterministicAcrossShardsAndResume(t *testing.T) {
 	cfg := Config{Path: path, Vary: vary(t, "pool.core=6:30:5", "pool.keepAlive=1s,30s"), Constraints: []string{"wait_p99_s < 0.1"}, Minimize: "pool_size_mean"}
 	whole := t.TempDir()
 	a := tuneRun(t, cfg, Options{Dir: whole, Jobs: 1})
+	// One job runs nothing ahead: the simulations it counts are the
+	// replications the points and the robustness check used.
+	if a.Simulations != a.Replications || a.Cancelled != 0 {
+		t.Errorf("jobs 1: %d simulations (%d cancelled) for %d replications", a.Simulations, a.Cancelled, a.Replications)
+	}
 	files := func(r *Result, dir string) []byte {
 		if _, err := r.WriteDir(dir); err != nil {
 			t.Fatal(err)
