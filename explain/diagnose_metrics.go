@@ -123,12 +123,17 @@ type MetricsDiagnosis struct {
 	Artefacts   []Artefact
 	Verdict     string
 	AsDesigned  bool
+	// Simulations is how many simulations the diagnosis ran (one per
+	// replication), Wall how long DiagnoseMetrics took.
+	Simulations int
+	Wall        time.Duration
 }
 
 // DiagnoseMetrics infers the traffic from a pool's series (FitMetrics),
 // re-simulates the observed window on the configured pool, and compares
 // them.
 func DiagnoseMetrics(ctx context.Context, pool scenarios.Pool, set *scraped.Set, mp *scraped.Pool, opt MetricsOptions) (*MetricsDiagnosis, error) {
+	start := time.Now()
 	md, err := FitMetrics(pool, set, mp, opt)
 	if err != nil {
 		return nil, err
@@ -137,6 +142,7 @@ func DiagnoseMetrics(ctx context.Context, pool scenarios.Pool, set *scraped.Set,
 	if err != nil {
 		return nil, err
 	}
+	md.Simulations, md.Wall = len(runs), time.Since(start)
 	md.compare(runs)
 	md.hidden(runs)
 	md.artefacts(runs)
@@ -208,7 +214,7 @@ func (md *MetricsDiagnosis) simulate(ctx context.Context, text []byte, sets []st
 		return nil, fmt.Errorf("explain: diagnose: the fitted scenario does not load: %w", err)
 	}
 	r := &simRun{}
-	res, err := sim.Run(ctx, sc, sim.Options{OnSample: func(s sim.Sample) {
+	res, err := runSim(ctx, sc, sim.Options{OnSample: func(s sim.Sample) {
 		r.t = append(r.t, s.T)
 		r.size = append(r.size, s.PoolSize)
 		r.busy = append(r.busy, s.Busy)

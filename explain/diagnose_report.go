@@ -177,9 +177,10 @@ type DiagnoseJSON struct {
 	Issues     []string      `json:"issues"`
 	Observed   *Observation  `json:"observed,omitempty"`
 	Metrics    *MetricsJSON  `json:"metrics,omitempty"`
-	// Simulations is how many simulations a diagnosis from a dump or
-	// counts ran (Diagnosis.Simulations); SkippedSimulations how many the
-	// early stop saved (0 with --full-grid). Absent with --metrics.
+	// Simulations is how many simulations the diagnosis ran
+	// (Diagnosis.Simulations, MetricsDiagnosis.Simulations);
+	// SkippedSimulations how many the early stop of a diagnosis from a dump
+	// or counts saved (absent with --full-grid and --metrics).
 	Simulations        int `json:"simulations,omitempty"`
 	SkippedSimulations int `json:"skipped_simulations,omitempty"`
 }
@@ -272,8 +273,9 @@ type ArtefactJSON struct {
 func (md *MetricsDiagnosis) JSON() DiagnoseJSON {
 	last := md.Traffic.Last()
 	j := DiagnoseJSON{
-		Source:  fmt.Sprintf("metrics %s, pool %s", md.Metrics.File, md.Metrics.ID()),
-		Verdict: md.Verdict, AsDesigned: md.AsDesigned, Issues: append([]string{}, md.Issues...),
+		Simulations: md.Simulations,
+		Source:      fmt.Sprintf("metrics %s, pool %s", md.Metrics.File, md.Metrics.ID()),
+		Verdict:     md.Verdict, AsDesigned: md.AsDesigned, Issues: append([]string{}, md.Issues...),
 		Periodic: &last.Periodic, Poisson: &last.Poisson,
 		Assumed: Assumed{Peak: int(maxOf(md.Obs.Size)), SinceS: sim.Stat((md.window() - last.From).Seconds()), ServiceS: sim.Stat(last.Service.Seconds()),
 			Arrivals: md.Opt.Arrivals, ServiceDist: md.Opt.ServiceDist, Replications: md.Opt.Replications},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	scraped "github.com/poolsim/poolsim/metrics"
 	"github.com/poolsim/poolsim/scenarios"
 	"github.com/poolsim/poolsim/sim"
 )
@@ -178,5 +179,20 @@ func BenchmarkDiagnose(b *testing.B) {
 			}
 			b.ReportMetric(float64(sims), "sims/op")
 		})
+	}
+}
+
+// TestDiagnoseMetricsCountsSimulations: a diagnosis from metrics runs one
+// simulation per replication, and says so.
+func TestDiagnoseMetricsCountsSimulations(t *testing.T) {
+	set := simulatedScrapes(t, 3)
+	mp, _ := scraped.Select(set, "")
+	runs := countRuns(t)
+	md, err := DiagnoseMetrics(context.Background(), metricsPool(), set, mp, MetricsOptions{Replications: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := int(runs.Load()); got != md.Simulations || md.Simulations != 3 || md.JSON().Simulations != 3 {
+		t.Errorf("%d sim.Run calls, Simulations %d, JSON %d; want 3 (the replications)", got, md.Simulations, md.JSON().Simulations)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -98,6 +99,8 @@ func diagnoseMetrics(c *cli.Context, pool *scenarios.Pool) error {
 	if err != nil {
 		return err
 	}
+	// The time goes to stderr: stdout is the same for the same inputs.
+	fmt.Fprintf(c.App.ErrWriter, "diagnose: %d simulations in %s\n", md.Simulations, md.Wall.Round(time.Millisecond))
 	if path := c.String("write-scenario"); path != "" {
 		if err := atomicfile.WriteBytes(path, md.ScenarioYAML()); err != nil {
 			return err
