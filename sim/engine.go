@@ -298,7 +298,10 @@ func (e *Engine) Done() bool { return e.finished }
 // limit stopped the run, it accounts the run's end, flushes the timeline
 // and returns false; so does every later call. It returns an error only
 // for a runtime event the model refuses, a broken workload or a failed
-// write.
+// write. Quiet keepAlive timers — whose worker has since taken a task,
+// exited or re-armed — are passed over on the way to the next event
+// (nextEvent): they change nothing observable, so Now after a Step is
+// never such a timer's instant; they still count in Summary.Events.
 func (e *Engine) Step() (bool, error) { return e.step(nil) }
 
 // Run steps to the end of the run, closes the engine and returns what the
