@@ -34,28 +34,11 @@ func TestRequireJDK25FailsInCI(t *testing.T) {
 	}
 	for home, why := range homes {
 		t.Setenv("POOLSIM_JAVA25_HOME", home)
-		for _, c := range []struct {
-			ci                 string
-			wantFail, wantSkip bool
-		}{
-			{"true", true, false}, // CI must have Temurin 25
-			{"", false, true},     // a developer's machine may not
-		} {
-			t.Setenv("CI", c.ci)
-			tb := &recordingTB{}
-			done := make(chan struct{})
-			go func() { // Fatalf and Skipf end this goroutine, as they end a test's
-				defer close(done)
-				RequireJDK25(tb)
-			}()
-			<-done
-			if tb.failed != c.wantFail || tb.skipped != c.wantSkip {
-				t.Errorf("%s, CI=%q: failed %v skipped %v, want %v %v", home, c.ci, tb.failed, tb.skipped, c.wantFail, c.wantSkip)
+		checkSkipOrFail(t, home+", ", func(tb testing.TB) { RequireJDK25(tb) }, func(ci, msg string) {
+			if !strings.Contains(msg, why) || !strings.Contains(msg, "POOLSIM_JAVA25_HOME") {
+				t.Errorf("%s, CI=%q: message %q does not say why (%q) and how to fix it", home, ci, msg, why)
 			}
-			if !strings.Contains(tb.msg, why) || !strings.Contains(tb.msg, "POOLSIM_JAVA25_HOME") {
-				t.Errorf("%s, CI=%q: message %q does not say why (%q) and how to fix it", home, c.ci, tb.msg, why)
-			}
-		}
+		})
 	}
 }
 
