@@ -2,6 +2,8 @@ package explain
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +89,113 @@ func TestCompareVirtualMovesTheWait(t *testing.T) {
 	}
 	if text := c.Text(); !strings.Contains(text, "virtual threads, most") || !strings.Contains(text, "carrier wait p99") {
 		t.Errorf("no virtual-thread rows:\n%s", text)
+	}
+}
+
+// writeScenario writes text to a scenario file in a temporary directory.
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestExplainVirtualCompensatedIsNotPinned: on JDK 21 Object.wait holds
+// the carrier but Blocker.begin compensates (R134, R136): the JDK adds
+// carriers, nothing waits for one. explain must not call the carriers
+// pinned, the bottleneck, or propose more of them; it proposes JDK 25,
+// where Object.wait unmounts (R135). Before the fix it said "4.02 of the
+// 2 carriers … the JDK adds no carrier for it", "busy (211.06%)", "Where
+// the wait went: to the carriers … 0 virtual threads wait", and offered
+// parallelism 2 → 4, which changed nothing.
+func TestExplainVirtualCompensatedIsNotPinned(t *testing.T) {
+	e := explainFile(t, writeScenario(t, `name: object-wait
+seed: 1
+duration: 1m
+warmup: 10s
+sample: 5s
+pool: {preset: virtual}
+jvm: {version: 21, parallelism: 2}
+workload:
+  arrivals: {process: poisson, rate: 100/s}
+  service:
+    steps:
+      - compute: {dist: exponential, mean: 2ms}
+      - block: {dist: exponential, mean: 40ms}
+        in: object-wait
+`))
+	text := e.Text()
+	v := e.Result.Summary.Virtual
+	if v == nil || v.Compensations == 0 || float64(v.MountedMean) <= float64(v.Parallelism) || float64(v.RunnableMean) >= 0.5 {
+		t.Fatalf("the scenario should compensate, run more carriers than the parallelism and leave nothing waiting for one: %+v", v)
+	}
+	if finding(e, "Pinned carriers") != "" {
+		t.Errorf("compensated calls reported as pinned:\n%s", text)
+	}
+	held := finding(e, "Carriers held by blocking calls")
+	if !strings.Contains(held, "compensated on JDK 21") || !strings.Contains(held, "tryCompensate") || strings.Contains(held, "adds no carrier") {
+		t.Errorf("Carriers held by blocking calls = %q, want compensation (R136), not pinning\n%s", held, text)
+	}
+	if f := finding(e, "Carriers"); !strings.Contains(f, "more than the parallelism") {
+		t.Errorf("Carriers = %q, want the busy carriers said to exceed the parallelism (no share above 100%%)", f)
+	}
+	if f := finding(e, "Where the wait went"); strings.HasPrefix(f, "to the carriers") {
+		t.Errorf("Where the wait went = %q, but no virtual thread waits for a carrier\n%s", f, text)
+	}
+	if w := whatIf(e, "parallelism 2 → 4"); w != nil {
+		t.Errorf("more carriers proposed though none is waited for:\n%s", text)
+	}
+	if w := whatIf(e, "JDK 21 → 25"); w == nil || w.Error != "" || !strings.Contains(w.Why, "Object.wait") {
+		t.Errorf("want the JDK 25 what-if (Object.wait unmounts, R135): %+v\n%s", w, text)
+	}
+}
+
+// TestExplainVirtualPinnedNotStarved: pinned carriers that do not starve
+// anything (1000 carriers, 4 pinned on average) are reported without the
+// claim that runnable threads wait, and without a what-if doubling the
+// carriers (it changed nothing: R131).
+func TestExplainVirtualPinnedNotStarved(t *testing.T) {
+	e := explainFile(t, "../scenarios/examples/virtual-pinning.yaml", "jvm.parallelism=1000")
+	text := e.Text()
+	f := finding(e, "Pinned carriers")
+	if f == "" || strings.Contains(f, "with every carrier held") || !strings.Contains(f, "kept up") {
+		t.Errorf("Pinned carriers = %q, want pinning stated without starvation\n%s", f, text)
+	}
+	if w := whatIf(e, "parallelism 1000 → 2000"); w != nil {
+		t.Errorf("more carriers proposed though none is waited for:\n%s", text)
+	}
+	if w := whatIf(e, "JDK 21 → 25"); w == nil {
+		t.Errorf("the JDK 25 what-if (synchronized unmounts, R135) is missing:\n%s", text)
+	}
+}
+
+// TestExplainSimpleAsyncLimitIsALimit: SimpleAsyncTaskExecutor with
+// concurrencyLimit 4 runs at most 4 tasks at once (R143); explain said
+// "no limit" in its header and its first finding.
+func TestExplainSimpleAsyncLimitIsALimit(t *testing.T) {
+	e := explainFile(t, writeScenario(t, `name: simple-async-limit
+seed: 1
+duration: 1m
+warmup: 10s
+sample: 5s
+pool: {preset: simple-async, concurrencyLimit: 4}
+jvm: {version: 25, parallelism: 2}
+workload:
+  arrivals: {process: poisson, rate: 28/s}
+  service:
+    steps:
+      - block: {dist: exponential, mean: 100ms}
+`))
+	text := e.Text()
+	if strings.Contains(text, "no limit") {
+		t.Errorf("concurrencyLimit 4 explained as no limit:\n%s", text)
+	}
+	if f := finding(e, "A virtual thread per task"); !strings.Contains(f, "at most 4 tasks at once") {
+		t.Errorf("A virtual thread per task = %q, want the limit of 4 (R143)", f)
+	}
+	if e.Result.Summary.Virtual.VTPeak > 4 {
+		t.Errorf("more than 4 virtual threads alive at once: %d", e.Result.Summary.Virtual.VTPeak)
 	}
 }

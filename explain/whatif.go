@@ -165,8 +165,13 @@ func (e *Explanation) Text() string {
 	c := sc.Pool.Config
 	if c.Flavor == model.Virtual {
 		j := sc.JVM
-		fmt.Fprintf(&b, "pool %s: a new virtual thread per task (no queue, no limit%s); JDK %d, parallelism %d, maxPoolSize %d, minRunnable %d\n",
-			sc.Pool.Preset, map[bool]string{true: fmt.Sprintf(", concurrencyLimit %d", c.ConcurrencyLimit), false: ""}[c.Throttle], j.Version, j.Parallelism, j.MaxPoolSize, j.MinRunnable)
+		limit := "no queue, no limit"
+		if c.Throttle {
+			// SimpleAsyncTaskExecutor's concurrencyLimit is a limit (R143).
+			limit = fmt.Sprintf("no queue; at most %d at once, concurrencyLimit %d", c.ConcurrencyLimit, c.ConcurrencyLimit)
+		}
+		fmt.Fprintf(&b, "pool %s: a new virtual thread per task (%s); JDK %d, parallelism %d, maxPoolSize %d, minRunnable %d\n",
+			sc.Pool.Preset, limit, j.Version, j.Parallelism, j.MaxPoolSize, j.MinRunnable)
 	} else {
 		fmt.Fprintf(&b, "pool %s: core %d, max %s, keepAlive %v, %s (capacity %s), %v hand-off, rejection %s\n",
 			sc.Pool.Preset, c.Core, model.SizeString(c.Max), c.KeepAlive, c.Queue.JavaName(), model.SizeString(c.QueueCapacity), c.HandOff(), c.Rejection)
