@@ -75,7 +75,16 @@ func (e *Explanation) bottleneck() {
 	one, many := unitWords(r)
 	h := e.holdTime(r.Name)
 	saturated := float64(r.Utilization) > 0.95 || float64(r.WaitersMean) >= 1
+	// On virtual threads the "busy threads" are every live virtual thread,
+	// mounted or not: many may be waiting for a carrier, not working
+	// (R132, R145).
+	vt := s.Virtual
 	if !saturated {
+		if vt != nil {
+			e.add("Resources", "no resource limits the virtual threads: %s has %s of its %d %s in use on average (%s), %s of acquisitions had to wait; of the %s live virtual threads on average, %s are waiting for a resource, %s for a carrier.",
+				resourceDesc(r), f1(float64(r.InUseMean)), r.Size, many, pct(float64(r.Utilization)), pct(nan0(float64(r.WaitedShare))), f1(busy), f1(blocked), f1(nan0(float64(vt.RunnableMean))))
+			return
+		}
 		e.add("Resources", "no resource limits the pool: %s has %s of its %d %s in use on average (%s), %s of acquisitions had to wait; the busy threads (%s on average) are working, %s of them waiting for a resource.",
 			resourceDesc(r), f1(float64(r.InUseMean)), r.Size, many, pct(float64(r.Utilization)), pct(nan0(float64(r.WaitedShare))), f1(busy), f1(blocked))
 		return
@@ -92,7 +101,10 @@ func (e *Explanation) bottleneck() {
 			holds, f1(lambda), f1(need), many, r.Size, many, f1(float64(r.Size)/h))
 	}
 	text += "."
-	if busy > 0 {
+	if busy > 0 && vt != nil {
+		text += fmt.Sprintf(" Of the %s live virtual threads, %s on average (%s) are parked waiting for a %s (%s), each for %s on average (p99 %s).",
+			f1(busy), f1(blocked), pct(blocked/busy), one, waitState(r), dur(float64(r.WaitMean)), dur(float64(r.WaitP99)))
+	} else if busy > 0 {
 		text += fmt.Sprintf(" Of the %s busy threads, %s on average (%s) are not working but waiting for a %s (%s), each for %s on average (p99 %s).",
 			f1(busy), f1(blocked), pct(blocked/busy), one, waitState(r), dur(float64(r.WaitMean)), dur(float64(r.WaitP99)))
 	}
@@ -103,6 +115,8 @@ func (e *Explanation) bottleneck() {
 		if n := int(math.Ceil(lambda*h*1.2)) + 1; n > r.Size {
 			if r.Type == "executor" {
 				text += fmt.Sprintf(" More request threads would only lengthen the queue of waiters; more threads in %s (about %d for 1.2 × the demand), or shorter sub-tasks, raise the ceiling.", r.Name, n)
+			} else if vt != nil {
+				text += fmt.Sprintf(" Nothing limits the virtual threads, so every request beyond the ceiling only lengthens the queue of waiters; more %s (about %d for 1.2 × the demand), or shorter holds, raise the ceiling.", many, n)
 			} else {
 				text += fmt.Sprintf(" More threads would only lengthen the queue of waiters; more %s (about %d for 1.2 × the demand), or shorter holds, raise the ceiling.", many, n)
 			}

@@ -199,3 +199,25 @@ workload:
 		t.Errorf("more than 4 virtual threads alive at once: %d", e.Result.Summary.Virtual.VTPeak)
 	}
 }
+
+// TestExplainVirtualResourcesWording: on virtual threads the resource
+// findings count live virtual threads, not "busy threads": on
+// virtual-pinning 3957 of the 3959 wait for a carrier, which the finding
+// said "are working" (R132, R145); and no request-thread count is a knob
+// (R130), so "More threads would only lengthen the queue" does not apply.
+func TestExplainVirtualResourcesWording(t *testing.T) {
+	e := explainFile(t, "../scenarios/examples/virtual-pinning.yaml")
+	if f := finding(e, "Resources"); f == "" || strings.Contains(f, "are working") || !strings.Contains(f, "for a carrier") {
+		t.Errorf("Resources = %q, want the live virtual threads split into resource and carrier waits", f)
+	}
+	e = explainFile(t, "../scenarios/examples/tomcat-virtual-hikari.yaml")
+	f := finding(e, "Bottleneck")
+	for _, wrong := range []string{"busy threads", "More threads"} {
+		if strings.Contains(f, wrong) {
+			t.Errorf("Bottleneck on virtual threads says %q: %s", wrong, f)
+		}
+	}
+	if !strings.Contains(f, "live virtual threads") {
+		t.Errorf("Bottleneck = %q, want the live virtual threads counted", f)
+	}
+}
