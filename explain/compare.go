@@ -47,7 +47,7 @@ func Compare(ctx context.Context, a, b *scenarios.Scenario) (*Comparison, error)
 	c := &Comparison{A: ea, B: eb,
 		SameTraffic: a.Seed == b.Seed && reflect.DeepEqual(a.Workload, b.Workload)}
 	c.rows()
-	c.Moved = moved(ea.Result.Summary, eb.Result.Summary)
+	c.Moved = moved(queuePlace(a, b), ea.Result.Summary, eb.Result.Summary)
 	return c, nil
 }
 
@@ -67,14 +67,32 @@ func waitsOf(s sim.Summary) waits {
 	return w
 }
 
-// moved names the largest shift of waiting from one place to another.
-func moved(a, b sim.Summary) string {
+// queuePlace names where a summary's queue wait (WaitMean) is spent: the
+// pool's queue, or — SimpleAsyncTaskExecutor with a concurrencyLimit,
+// which has no queue — the callers blocked for a permit (R143).
+func queuePlace(a, b *scenarios.Scenario) string {
+	name := func(sc *scenarios.Scenario) string {
+		if c := sc.Pool.Config; c.Flavor == model.Virtual && c.Throttle {
+			return "the callers waiting for a concurrencyLimit permit"
+		}
+		return "the pool's queue"
+	}
+	na, nb := name(a), name(b)
+	if na == nb {
+		return na
+	}
+	return na + " (A) / " + nb + " (B)"
+}
+
+// moved names the largest shift of waiting from one place to another;
+// queue names the place of the queue wait (queuePlace).
+func moved(queue string, a, b sim.Summary) string {
 	wa, wb := waitsOf(a), waitsOf(b)
 	type place struct {
 		name string
 		a, b float64
 	}
-	places := []place{{"the pool's queue", wa.queue, wb.queue}}
+	places := []place{{queue, wa.queue, wb.queue}}
 	for _, r := range b.Resources {
 		places = append(places, place{resourceName(r), wa.res[r.Name], wb.res[r.Name]})
 	}
@@ -193,9 +211,17 @@ func (c *Comparison) rows() {
 	}
 }
 
-// poolWords names a scenario's pool in a few words.
+// poolWords names a scenario's pool in a few words: its size, or for
+// virtual threads the carriers and any concurrencyLimit (R131, R143).
 func poolWords(sc *scenarios.Scenario) string {
 	c := sc.Pool.Config
+	if c.Flavor == model.Virtual {
+		w := fmt.Sprintf("%s, JDK %d, %d carriers", sc.Pool.Preset, sc.JVM.Version, sc.JVM.Parallelism)
+		if c.Throttle {
+			w += fmt.Sprintf(", limit %d", c.ConcurrencyLimit)
+		}
+		return w
+	}
 	return fmt.Sprintf("%s, max %s", sc.Pool.Preset, model.SizeString(c.Max))
 }
 
@@ -218,6 +244,18 @@ func bytesWords(n int64) string {
 func verdict(e *Explanation) string {
 	if _, v, ok := Saturated(e.Result.Summary); ok {
 		return v
+	}
+	// On virtual threads the first findings describe the run (Steady
+	// state, Load): the verdict is where the wait went, else the limit
+	// in front of the threads, else what holds the carriers.
+	if e.Result.Summary.Virtual != nil {
+		for _, title := range []string{"Where the wait went", "Concurrency limit", "Pinned carriers"} {
+			for _, f := range e.Findings {
+				if f.Title == title {
+					return f.Title + ": " + f.Text
+				}
+			}
+		}
 	}
 	if len(e.Findings) > 0 {
 		f := e.Findings[0]

@@ -233,7 +233,11 @@ func Saturated(s sim.Summary) (r sim.ResourceSummary, verdict string, ok bool) {
 	_, many := unitWords(r)
 	verdict = fmt.Sprintf("Waits on %s: its %d %s are in use %s of the time", resourceDesc(r), r.Size, many, pct(nan0(float64(r.Utilization))))
 	if s.BlockedMean != nil && float64(s.BusyMean) > 0 {
-		verdict += fmt.Sprintf(", and %s of the %s busy threads wait for it (%s)", f1(float64(*s.BlockedMean)), f1(float64(s.BusyMean)), waitState(r))
+		threads := "busy threads"
+		if s.Virtual != nil {
+			threads = "live virtual threads" // mounted or not (R132)
+		}
+		verdict += fmt.Sprintf(", and %s of the %s %s wait for it (%s)", f1(float64(*s.BlockedMean)), f1(float64(s.BusyMean)), threads, waitState(r))
 	}
 	verdict += fmt.Sprintf(", %s on average", dur(float64(r.WaitMean)))
 	if s.QueuedEnd > 0 {

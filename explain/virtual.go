@@ -75,8 +75,8 @@ func (e *Explanation) virtualFindings() bool {
 		e.add(title, "%s", text)
 	}
 	if v.CallerWaits > 0 {
-		e.add("Concurrency limit", "SimpleAsyncTaskExecutor's concurrencyLimit (%d) made the submitting thread wait %d times for a permit (R143): its queue is the blocked callers, not a task queue.",
-			c.ConcurrencyLimit, v.CallerWaits)
+		e.add("Concurrency limit", "SimpleAsyncTaskExecutor's concurrencyLimit (%d) made the submitting thread wait %d times for a permit (R143): its queue is the blocked callers, not a task queue; a task's caller waited %s on average for its permit (p99 %s).",
+			c.ConcurrencyLimit, v.CallerWaits, dur(nan0(float64(s.WaitMean))), dur(nan0(float64(s.WaitP99))))
 	}
 	// Where the wait went: to pinned carriers, to a saturated resource
 	// (the bottleneck finding above names it), or to the CPU work. The

@@ -221,3 +221,48 @@ func TestExplainVirtualResourcesWording(t *testing.T) {
 		t.Errorf("Bottleneck = %q, want the live virtual threads counted", f)
 	}
 }
+
+// TestCompareSimpleAsyncLimits: two concurrencyLimits side by side
+// (R143). Before the fix both pool cells read "simple-async, max
+// unbounded", the caller's wait for a permit was called "the pool's
+// queue" (there is none), and each "Why" was the Steady state finding.
+func TestCompareSimpleAsyncLimits(t *testing.T) {
+	text := `name: simple-async-limit
+seed: 1
+duration: 1m
+warmup: 10s
+sample: 5s
+pool: {preset: simple-async, concurrencyLimit: 4}
+jvm: {version: 25, parallelism: 2}
+workload:
+  arrivals: {process: poisson, rate: 38/s}
+  service:
+    steps:
+      - block: {dist: exponential, mean: 100ms}
+`
+	p := writeScenario(t, text)
+	a, err := scenarios.Load(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := scenarios.Load(p, []string{"pool.concurrencyLimit=8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(context.Background(), a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.Text()
+	if r := c.Rows[0]; r.A == r.B || !strings.Contains(r.A, "limit 4") || !strings.Contains(r.B, "limit 8") {
+		t.Errorf("pool row %+v, want the two limits\n%s", r, out)
+	}
+	// λ·S = 3.8 against 4 permits: callers wait about a second; against
+	// 8, milliseconds.
+	if !strings.HasPrefix(c.Moved, "Requests wait less at the callers waiting for a concurrencyLimit permit") {
+		t.Errorf("Moved = %q, want the callers' permit wait\n%s", c.Moved, out)
+	}
+	if strings.Contains(out, "Why A: Steady state") || !strings.Contains(out, "Why A: Concurrency limit") {
+		t.Errorf("Why A is not the concurrency limit:\n%s", out)
+	}
+}

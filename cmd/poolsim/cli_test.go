@@ -254,6 +254,28 @@ func TestCompareCommand(t *testing.T) {
 	}
 }
 
+// TestCompareHelpExampleRuns: the --vs example compare's help gives for
+// virtual threads runs on a platform scenario. The former example,
+// --vs pool.preset=spring-boot-virtual, kept the platform pool's max and
+// failed ("pool.max: the spring-boot-virtual preset starts a virtual
+// thread per task", R130); the pool row of a virtual side names its
+// carriers, not "max unbounded".
+func TestCompareHelpExampleRuns(t *testing.T) {
+	_, help, _ := run(t, "compare", "--help")
+	const example = "--vs 'pool={preset: spring-boot-virtual}' --vs jvm.parallelism=2"
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), example) {
+		t.Fatalf("compare --help no longer gives the example %s:\n%s", example, help)
+	}
+	code, out, errs := run(t, "compare", "../../scenarios/examples/tomcat-hikari.yaml",
+		"--vs", "pool={preset: spring-boot-virtual}", "--vs", "jvm.parallelism=2", "--set", "duration=1m", "--set", "warmup=20s", "--set", "snapshots=[30s]")
+	if code != 0 {
+		t.Fatalf("the help's example: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "spring-boot-virtual, JDK 25, 2 carriers") || strings.Contains(out, "max unbounded") {
+		t.Errorf("pool row of the virtual side:\n%s", out)
+	}
+}
+
 // TestFromVirtualThreads: --from a configuration that turns on virtual
 // threads simulates them (R141, R142) instead of the pool it replaces:
 // Spring Boot's spring.threads.virtual.enabled, Tomcat's useVirtualThreads.

@@ -18,7 +18,8 @@ func compareCommand() *cli.Command {
 response and queue-wait percentiles, threads, the stack they reserve, each resource (connection
 pool, semaphore, executor) with its waiters and waits, then says where the wait moved and, for each,
 what limits it (as 'poolsim explain' would). With one scenario, B is A with the --vs edits
-(e.g. --vs pool.preset=spring-boot-virtual). Give both the same workload and seed to compare on
+(e.g. --vs 'pool={preset: spring-boot-virtual}' --vs jvm.parallelism=2: the whole pool block is
+replaced, as a platform pool's sizes do not apply to virtual threads). Give both the same workload and seed to compare on
 identical traffic; the report says whether they are.`,
 		Flags: []cli.Flag{
 			&cli.Uint64Flag{Name: "seed", Usage: "override both scenarios' seed"},
