@@ -333,10 +333,7 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 		fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
 	}
 	b.WriteString("\n")
-	if v.CarrierPool == "" {
-		b.WriteString("carriers: none running a virtual thread, so the scheduler's ForkJoinPool is not told apart from others\n")
-	} else {
-		fmt.Fprintf(b, "carriers: %d (%s*), %d carrying a virtual thread: %d running, %d pinned", v.Carriers, v.CarrierPool, v.CarriersBusy, v.Mounted-v.Pinned, v.Pinned)
+	pinnedBy := func() {
 		if len(v.PinnedBy) > 0 {
 			parts := make([]string, len(v.PinnedBy))
 			for i, p := range v.PinnedBy {
@@ -345,6 +342,18 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 			fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
 		}
 		b.WriteString("\n")
+	}
+	switch {
+	case v.CarrierPool == "" && v.Mounted > 0:
+		// Virtual threads name carriers the dump does not hold (a cut or
+		// edited dump): they are mounted all the same (R138).
+		fmt.Fprintf(b, "carriers: not in this dump, though %d virtual threads name the carrier they are mounted on: %d running, %d pinned", v.Mounted, v.Mounted-v.Pinned, v.Pinned)
+		pinnedBy()
+	case v.CarrierPool == "":
+		b.WriteString("carriers: none running a virtual thread, so the scheduler's ForkJoinPool is not told apart from others\n")
+	default:
+		fmt.Fprintf(b, "carriers: %d (%s*), %d carrying a virtual thread: %d running, %d pinned", v.Carriers, v.CarrierPool, v.CarriersBusy, v.Mounted-v.Pinned, v.Pinned)
+		pinnedBy()
 	}
 	for _, s := range v.Sites {
 		fmt.Fprintf(b, "  %5d  %-14s %s", s.Count, s.State, s.Site)

@@ -1,6 +1,8 @@
 package threaddump
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,5 +170,51 @@ func TestJVMVirtualHikari(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		checkVirtual(t, tc.name, SummariseVirtual(d), tc.want)
+	}
+}
+
+// TestFormatVirtualMountedWithoutCarriers: a JSON dump whose carriers are
+// missing (cut or edited) still names, for each mounted virtual thread,
+// its carrier (R138). The summary said "carriers: none running a virtual
+// thread" beside "1 running: mounted on a carrier" and 2 pinned ones; it
+// now says the carriers are absent and counts the mounted threads.
+func TestFormatVirtualMountedWithoutCarriers(t *testing.T) {
+	data, err := os.ReadFile("testdata/jdk25-virtual-hikari.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	dropped := 0
+	for _, c := range doc["threadDump"].(map[string]any)["threadContainers"].([]any) {
+		c := c.(map[string]any)
+		if strings.HasPrefix(c["container"].(string), "ForkJoinPool-1/") {
+			dropped += len(c["threads"].([]any))
+			c["threads"], c["threadCount"] = []any{}, "0"
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("no carrier container in the test dump")
+	}
+	edited, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Parse(bytes.NewReader(edited), "no-carriers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Format(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "none running a virtual thread") {
+		t.Errorf("mounted virtual threads, yet 'none running':\n%s", out)
+	}
+	if !strings.Contains(out, "carriers: not in this dump, though 3 virtual threads name the carrier they are mounted on: 1 running, 2 pinned (2 by a class initializer)") {
+		t.Errorf("want the 3 mounted virtual threads counted without their carriers:\n%s", out)
 	}
 }
