@@ -177,6 +177,15 @@ func (e *Engine) vtDump() ([]byte, error) {
 		var stack []string
 		pinned := (p.waiting || p.blocking) && p.blk.HoldsCarrier()
 		switch {
+		case p.blocking && pinned && p.blk != model.Pinned:
+			// Held, not pinned (R136): a file read runs in native code
+			// (RUNNABLE, no park); JDK 21–23's Object.wait waits in wait0
+			// inside Blocker.begin, not through parkOnCarrierThread.
+			if model.Site(st.In) == model.InObjectWait {
+				t.State = "TIMED_WAITING"
+			}
+			stack = append(stack, siteFrames(model.Site(st.In))...)
+			stack = append(stack, "poolsim.Simulated.blockingCall(Simulated.java)")
 		case p.waiting || p.blocking:
 			t.State = "TIMED_WAITING"
 			if pinned {

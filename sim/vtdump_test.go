@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,6 +79,83 @@ func TestVTDumpReadsBack(t *testing.T) {
 			if !strings.HasPrefix(want, got) {
 				t.Errorf("%s at %v: the dump reads back as\n  %s\nthe engine says\n  %s", tc.file, d.At, got, want)
 			}
+		}
+	}
+}
+
+// TestVTDumpHeldIsNotPinned: a blocking call that holds its carrier
+// without pinning it (R136) is dumped as the JDK shows it — JDK 21's
+// Object.wait waits in wait0 inside Blocker.begin, a file read runs in
+// native code (RUNNABLE) — not as a park on the carrier
+// (parkOnCarrierThread, R134). Before the fix both were dumped as pinned
+// parks, so `poolsim jstack` said "8 pinned … no carrier is added for it"
+// of a run whose compensation had started 7 carriers.
+func TestVTDumpHeldIsNotPinned(t *testing.T) {
+	for _, tc := range []struct {
+		site        string
+		jdk         int
+		compensated bool // the reader can tell (Object.wait on 21–23)
+	}{
+		{"object-wait", 21, true},
+		{"file-io", 21, false},
+		{"file-io", 25, false},
+	} {
+		p := filepath.Join(t.TempDir(), "s.yaml")
+		text := fmt.Sprintf(`name: held
+seed: 1
+duration: 1m
+warmup: 10s
+sample: 5s
+snapshots: [30s]
+pool: {preset: virtual}
+jvm: {version: %d, parallelism: 2}
+workload:
+  arrivals: {process: poisson, rate: 100/s}
+  service:
+    steps:
+      - compute: {dist: exponential, mean: 2ms}
+      - block: {dist: exponential, mean: 40ms}
+        in: %s
+`, tc.jdk, tc.site)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenarios.Load(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snaps bytes.Buffer
+		res, err := sim.Run(context.Background(), sc, sim.Options{Snapshots: &snaps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.VTDumps) != 1 {
+			t.Fatalf("%s on %d: %d dumps, want 1", tc.site, tc.jdk, len(res.VTDumps))
+		}
+		js := res.VTDumps[0].JSON
+		if bytes.Contains(js, []byte("parkOnCarrierThread")) {
+			t.Errorf("%s on JDK %d: a held, unpinned call dumped as a park on the carrier", tc.site, tc.jdk)
+		}
+		dump, err := threaddump.Parse(bytes.NewReader(js), "snapshot.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := threaddump.SummariseVirtual(dump)
+		if v == nil || v.Mounted == 0 {
+			t.Fatalf("%s on JDK %d: no mounted virtual thread read back: %+v", tc.site, tc.jdk, v)
+		}
+		if v.Pinned != 0 {
+			t.Errorf("%s on JDK %d: %d read back as pinned, want 0 (R136)", tc.site, tc.jdk, v.Pinned)
+		}
+		if tc.compensated && v.Compensated == 0 {
+			t.Errorf("%s on JDK %d: no compensated wait read back (R134, R136): %+v", tc.site, tc.jdk, v)
+		}
+		var out strings.Builder
+		if err := threaddump.Format(&out, dump); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), "no carrier is added") {
+			t.Errorf("%s on JDK %d: jstack says no carrier is added:\n%s", tc.site, tc.jdk, out.String())
 		}
 	}
 }

@@ -39,6 +39,11 @@ type Virtual struct {
 	// R135). PinnedBy counts the pinned ones by cause, most first.
 	Mounted, Pinned int
 	PinnedBy        []PinCause
+	// Compensated: mounted virtual threads blocked in Object.wait with
+	// nothing on their stack that pins (no native frame, no class
+	// initializer): JDK 21–23 wrap wait0 in Blocker.begin, so the carrier
+	// is held but compensated, not pinned (R134, R136).
+	Compensated int
 }
 
 // VirtualSite counts virtual threads that are at one place.
@@ -153,6 +158,10 @@ func SummariseVirtual(d *Dump) *Virtual {
 		blocked := state == StateWaiting || state == StateTimedWaiting || state == StateBlocked
 		site, what := virtualSite(t.Frames)
 		switch {
+		case on && blocked && compensatedWait(t.Frames):
+			mounted++
+			v.Compensated++
+			site, what = site+", compensated", "holds its carrier, but Blocker.begin compensates: another carrier may be woken or started (JDK 21–23, R134, R136)"
 		case onCarrierPark(t.Frames) || on && blocked:
 			// Parked on its carrier (VirtualThread.parkOnCarrierThread),
 			// or blocked while mounted: pinned (R134, R135).
@@ -299,6 +308,22 @@ func pinCause(frames []Frame) string {
 	return "unknown"
 }
 
+// compensatedWait: the thread waits in Object.wait on its carrier, not
+// through VirtualThread.parkOnCarrierThread, with no native frame or class
+// initializer that would pin it: JDK 21–23's Object.wait runs wait0 inside
+// Blocker.begin/end, which compensates (R134, R136). On JDK 24+ such a
+// wait unmounts (R135), so a mounted one is pinned for one of those causes.
+func compensatedWait(frames []Frame) bool {
+	if len(frames) == 0 || onCarrierPark(frames) {
+		return false
+	}
+	if f := frames[0]; f.Class != "java.lang.Object" || f.Method != "wait0" && f.Method != "wait" {
+		return false
+	}
+	c := pinCause(frames)
+	return c != "native frame" && c != "class initializer"
+}
+
 // parkFrame: a frame of the machinery every park goes through.
 func parkFrame(f Frame) bool {
 	return f.Class == "jdk.internal.misc.Unsafe" || f.Class == "java.lang.VirtualThread" || f.Class == "java.lang.Object" && f.Method == "wait0"
@@ -334,6 +359,9 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 	}
 	b.WriteString("\n")
 	pinnedBy := func() {
+		if v.Compensated > 0 {
+			fmt.Fprintf(b, ", %d in a compensated Object.wait (R136)", v.Compensated)
+		}
 		if len(v.PinnedBy) > 0 {
 			parts := make([]string, len(v.PinnedBy))
 			for i, p := range v.PinnedBy {
@@ -347,12 +375,12 @@ func formatVirtual(b *strings.Builder, v *Virtual) {
 	case v.CarrierPool == "" && v.Mounted > 0:
 		// Virtual threads name carriers the dump does not hold (a cut or
 		// edited dump): they are mounted all the same (R138).
-		fmt.Fprintf(b, "carriers: not in this dump, though %d virtual threads name the carrier they are mounted on: %d running, %d pinned", v.Mounted, v.Mounted-v.Pinned, v.Pinned)
+		fmt.Fprintf(b, "carriers: not in this dump, though %d virtual threads name the carrier they are mounted on: %d running, %d pinned", v.Mounted, v.Mounted-v.Pinned-v.Compensated, v.Pinned)
 		pinnedBy()
 	case v.CarrierPool == "":
 		b.WriteString("carriers: none running a virtual thread, so the scheduler's ForkJoinPool is not told apart from others\n")
 	default:
-		fmt.Fprintf(b, "carriers: %d (%s*), %d carrying a virtual thread: %d running, %d pinned", v.Carriers, v.CarrierPool, v.CarriersBusy, v.Mounted-v.Pinned, v.Pinned)
+		fmt.Fprintf(b, "carriers: %d (%s*), %d carrying a virtual thread: %d running, %d pinned", v.Carriers, v.CarrierPool, v.CarriersBusy, v.Mounted-v.Pinned-v.Compensated, v.Pinned)
 		pinnedBy()
 	}
 	for _, s := range v.Sites {
