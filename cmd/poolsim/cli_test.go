@@ -327,3 +327,22 @@ func TestDiagnoseVirtualRefused(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2 and one line pointing to poolsim jstack", code, errs)
 	}
 }
+
+// TestDiagnoseSkipsVirtualThreadCarriers: a dump of a virtual-thread
+// service (Temurin 25, threaddump/testdata/jdk25-virtual-hikari.json)
+// diagnosed against a platform pool took the scheduler's carriers
+// (ForkJoinPool-1-worker-, R131) as "the pool" and fitted Tomcat's rules
+// to them. The carriers are never picked, and asking for them by --prefix
+// is refused (exit 2, one line).
+func TestDiagnoseSkipsVirtualThreadCarriers(t *testing.T) {
+	const dump = "../../threaddump/testdata/jdk25-virtual-hikari.json"
+	const sc = "../../scenarios/examples/tomcat-hikari.yaml"
+	code, out, errs := run(t, "diagnose", sc, "--dump", dump)
+	if code != 0 || strings.Contains(out+errs, "ForkJoinPool-1-worker-") {
+		t.Errorf("diagnose took the carriers as the pool: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = run(t, "diagnose", sc, "--dump", dump, "--prefix", "ForkJoinPool-1-worker-")
+	if code != 2 || !strings.Contains(errs, "virtual-thread scheduler's carriers (R131)") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("--prefix of the carriers: exit %d, stderr %q; want 2 and one line naming the carriers", code, errs)
+	}
+}

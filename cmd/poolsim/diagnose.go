@@ -175,18 +175,32 @@ func observation(c *cli.Context, pool *scenarios.Pool, info io.Writer) (explain.
 				pick = &pools[i]
 			}
 		}
+		// The virtual-thread scheduler's carriers (R131) are a ForkJoinPool
+		// whose busy workers carry virtual threads: fitting a pool of
+		// platform workers to them would be a confident wrong answer.
+		carriers := ""
+		if v := threaddump.SummariseVirtual(d); v != nil {
+			carriers = v.CarrierPool
+		}
 		if pick == nil && c.String("prefix") == "" {
 			// The configured prefix is absent: take the largest pool whose
 			// workers sit in a pool's queue.
 			for i := range pools {
-				if pools[i].IdleTimed+pools[i].IdleUntimed+pools[i].Busy > 0 {
+				if pools[i].Prefix != carriers && pools[i].IdleTimed+pools[i].IdleUntimed+pools[i].Busy > 0 {
 					pick = &pools[i]
 					break
 				}
 			}
 		}
+		if pick != nil && carriers != "" && pick.Prefix == carriers {
+			return explain.Observation{}, inputerr.New(path, 0, 0, "--prefix", fmt.Sprintf("%s* are the virtual-thread scheduler's carriers (R131), not workers of a thread pool: diagnose does not fit a pool to them", carriers), "read the dump with 'poolsim jstack DUMP'")
+		}
 		if pick == nil {
-			return explain.Observation{}, inputerr.New(path, 0, 0, "--prefix", fmt.Sprintf("no pool %q in the dump", want), "one of "+strings.Join(names, ", "))
+			msg := fmt.Sprintf("no pool %q in the dump", want)
+			if carriers != "" {
+				msg += fmt.Sprintf(" (%s* are the virtual-thread scheduler's carriers, R131, not a thread pool: read the dump with 'poolsim jstack DUMP')", carriers)
+			}
+			return explain.Observation{}, inputerr.New(path, 0, 0, "--prefix", msg, "one of "+strings.Join(names, ", "))
 		}
 		fmt.Fprintf(info, "pool in the dump: %s (%s): %d threads: %d busy, %d idle TIMED_WAITING, %d idle WAITING, %d other\n\n",
 			pick.Prefix, pick.Family, pick.Threads, pick.Busy, pick.IdleTimed, pick.IdleUntimed, pick.Other)
