@@ -146,6 +146,12 @@ type Pool struct {
 	// VirtualThreads is true when the configuration replaces the pool by a
 	// virtual-thread-per-task executor: the pool numbers then have no effect.
 	VirtualThreads bool
+	// ConcurrencyLimit and RejectWhenLimited: with VirtualThreads on a
+	// Spring task executor, spring.task.execution.simple.concurrency-limit
+	// (-1, the default: unbounded) and reject-tasks-when-limit-reached
+	// (R142, R143).
+	ConcurrencyLimit  int
+	RejectWhenLimited bool
 	// Unsupported, when not empty, says why poolsim cannot simulate this
 	// pool (Undertow's XNIO workers, Reactor Netty's event loops, a bounded
 	// Jetty queue): a CLI refuses it with that reason.

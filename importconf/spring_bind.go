@@ -430,9 +430,42 @@ func (b *binder) bindTask() (Pool, error) {
 		if v, _ := springBool(e.value); v && !b.bootBefore([3]int{3, 2, 0}) {
 			p.VirtualThreads = true
 			p.Notes = append(p.Notes, "spring.threads.virtual.enabled=true: Spring Boot uses a SimpleAsyncTaskExecutor with virtual threads instead; the pool numbers above have no effect")
+			if err := b.taskSimple(&p); err != nil {
+				return p, err
+			}
 		}
 	}
 	return p, nil
+}
+
+// taskSimple binds what the SimpleAsyncTaskExecutor of virtual threads
+// takes (R142, R143): spring.task.execution.simple.concurrency-limit
+// (unset: -1, unbounded) and reject-tasks-when-limit-reached (false).
+func (b *binder) taskSimple(p *Pool) error {
+	p.ConcurrencyLimit = -1
+	if e, ok, err := b.get("spring.task.execution.simple.concurrency-limit"); err != nil {
+		return err
+	} else if ok {
+		v, perr := springInt(e.value)
+		if perr != nil || v < -1 {
+			return inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a concurrency limit", quote(e.value)), "an integer >= 0, or -1 for no limit")
+		}
+		p.ConcurrencyLimit = v
+		p.Found = append(p.Found, b.origin(e))
+	} else {
+		p.Defaulted = append(p.Defaulted, Default{Key: "spring.task.execution.simple.concurrency-limit", Value: "-1", Reason: "Spring Boot TaskExecutionProperties.Simple: no limit unless set (R142)"})
+	}
+	if e, ok, err := b.get("spring.task.execution.simple.reject-tasks-when-limit-reached"); err != nil {
+		return err
+	} else if ok {
+		v, perr := springBool(e.value)
+		if perr != nil {
+			return inputerr.New(e.file, e.line, e.col, e.key, fmt.Sprintf("%s is not a boolean", quote(e.value)), "true or false")
+		}
+		p.RejectWhenLimited = v
+		p.Found = append(p.Found, b.origin(e))
+	}
+	return nil
 }
 
 // taskKeepAlive binds spring.task.execution.pool.keep-alive, in whole

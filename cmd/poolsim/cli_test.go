@@ -346,3 +346,27 @@ func TestDiagnoseSkipsVirtualThreadCarriers(t *testing.T) {
 		t.Errorf("--prefix of the carriers: exit %d, stderr %q; want 2 and one line naming the carriers", code, errs)
 	}
 }
+
+// TestFromVirtualTaskExecutorLimit: with spring.threads.virtual.enabled,
+// Boot's applicationTaskExecutor is a SimpleAsyncTaskExecutor that takes
+// spring.task.execution.simple.concurrency-limit (R142, R143). --from
+// dropped it and simulated no limit; it is now the preset's
+// concurrencyLimit, and rejectTasksWhenLimitReached follows its key.
+func TestFromVirtualTaskExecutorLimit(t *testing.T) {
+	dir := t.TempDir()
+	p := writeScenario(t, small)
+	for _, tc := range []struct{ props, want string }{
+		{"spring.task.execution.simple.concurrency-limit=10\n", "at most 10 at once: beyond, the caller of execute waits"},
+		{"spring.task.execution.simple.concurrency-limit=3\nspring.task.execution.simple.reject-tasks-when-limit-reached=true\n", "at most 3 at once: beyond, execute is refused"},
+		{"", "no queue, no limit, no reuse"},
+	} {
+		props := filepath.Join(dir, "application.properties")
+		if err := os.WriteFile(props, []byte("spring.threads.virtual.enabled=true\n"+tc.props), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := run(t, "run", p, "--from", props, "--pool", "applicationTaskExecutor", "--set", "jvm.parallelism=2", "--out", filepath.Join(dir, "out"))
+		if code != 0 || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%q: exit %d, want %q in\n%s%s", tc.props, code, tc.want, out, errs)
+		}
+	}
+}

@@ -254,6 +254,9 @@ func poolSets(p importconf.Pool) []string {
 		// A virtual thread per task replaces the pool (R141–R143): the
 		// scenario's jvm block (or host.cpus) gives the carriers.
 		switch {
+		case p.Kind == importconf.KindSpringTask && p.ConcurrencyLimit >= 0:
+			// spring.task.execution.simple.* (R142, R143).
+			return []string{fmt.Sprintf("pool={preset: simple-async, concurrencyLimit: %d, rejectTasksWhenLimitReached: %v}", p.ConcurrencyLimit, p.RejectWhenLimited)}
 		case p.Kind == importconf.KindSpringTask:
 			return []string{"pool={preset: simple-async}"}
 		case strings.HasSuffix(strings.ToLower(p.File), ".xml"):
