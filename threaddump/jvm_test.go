@@ -141,6 +141,44 @@ type lineLog struct {
 	done  bool
 }
 
+// startReady starts cmd — a test program that prints READY when its
+// threads are in place and exits when its standard input closes — with
+// stderr joined to stdout, waits for READY, and stops it when the test
+// ends (closing stdin, then killing it if it lingers). It returns the
+// program's output lines.
+func startReady(t *testing.T, cmd *exec.Cmd, timeout time.Duration) *lineLog {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	log := readLines(stdout)
+	if !log.waitFor(0, timeout, func(s string) bool { return s == "READY" }) {
+		lines, _ := log.snapshot()
+		t.Fatalf("%s never printed READY:\n%s", strings.Join(cmd.Args, " "), strings.Join(lines, "\n"))
+	}
+	return log
+}
+
 // readLines collects r's lines in the background until it ends.
 func readLines(r io.Reader) *lineLog {
 	l := &lineLog{}
@@ -188,35 +226,8 @@ func (l *lineLog) waitFor(from int, timeout time.Duration, ok func(string) bool)
 func runPoolStates(t *testing.T, name, home, cp string, major int) {
 	bin := func(tool string) string { return filepath.Join(home, "bin", tool) }
 	cmd := exec.Command(bin("java"), "-cp", cp, "PoolStates")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout // stderr (Jetty's log line) joins the "log" kill -3 writes into
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin("java"), err)
-	}
-	log := readLines(stdout)
-	defer func() {
-		stdin.Close() // PoolStates exits at EOF
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
-
-	if !log.waitFor(0, 3*time.Minute, func(s string) bool { return s == "READY" }) {
-		lines, _ := log.snapshot()
-		t.Fatalf("PoolStates never printed READY:\n%s", strings.Join(lines, "\n"))
-	}
+	// startReady joins stderr (Jetty's log line) into stdout, the "log" kill -3 writes into
+	log := startReady(t, cmd, 3*time.Minute)
 	lines, _ := log.snapshot()
 	prefixes := map[string]string{}
 	for _, s := range lines {

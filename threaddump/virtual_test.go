@@ -104,34 +104,7 @@ func TestJVMVirtualHikari(t *testing.T) {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin("java"), "-Djdk.virtualThreadScheduler.parallelism=4", "-Djdk.virtualThreadScheduler.maxPoolSize=4", "-cp", cp, "VirtualHikari")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close() // VirtualHikari exits at EOF
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}()
-	log := readLines(stdout)
-	if !log.waitFor(0, 2*time.Minute, func(s string) bool { return s == "READY" }) {
-		lines, _ := log.snapshot()
-		t.Fatalf("VirtualHikari never printed READY:\n%s", strings.Join(lines, "\n"))
-	}
+	startReady(t, cmd, 2*time.Minute)
 	pid := strconv.Itoa(cmd.Process.Pid)
 	dir := t.TempDir()
 	for _, tc := range []struct {
