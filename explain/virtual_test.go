@@ -92,6 +92,24 @@ func TestCompareVirtualMovesTheWait(t *testing.T) {
 	}
 }
 
+// simpleAsyncLimit4 is a SimpleAsyncTaskExecutor with concurrencyLimit 4
+// (R143) on virtual threads, fed Poisson arrivals at rate of 100 ms blocks.
+func simpleAsyncLimit4(rate string) string {
+	return `name: simple-async-limit
+seed: 1
+duration: 1m
+warmup: 10s
+sample: 5s
+pool: {preset: simple-async, concurrencyLimit: 4}
+jvm: {version: 25, parallelism: 2}
+workload:
+  arrivals: {process: poisson, rate: ` + rate + `}
+  service:
+    steps:
+      - block: {dist: exponential, mean: 100ms}
+`
+}
+
 // writeScenario writes text to a scenario file in a temporary directory.
 func writeScenario(t *testing.T, text string) string {
 	t.Helper()
@@ -175,19 +193,7 @@ func TestExplainVirtualPinnedNotStarved(t *testing.T) {
 // concurrencyLimit 4 runs at most 4 tasks at once (R143); explain said
 // "no limit" in its header and its first finding.
 func TestExplainSimpleAsyncLimitIsALimit(t *testing.T) {
-	e := explainFile(t, writeScenario(t, `name: simple-async-limit
-seed: 1
-duration: 1m
-warmup: 10s
-sample: 5s
-pool: {preset: simple-async, concurrencyLimit: 4}
-jvm: {version: 25, parallelism: 2}
-workload:
-  arrivals: {process: poisson, rate: 28/s}
-  service:
-    steps:
-      - block: {dist: exponential, mean: 100ms}
-`))
+	e := explainFile(t, writeScenario(t, simpleAsyncLimit4("28/s")))
 	text := e.Text()
 	if strings.Contains(text, "no limit") {
 		t.Errorf("concurrencyLimit 4 explained as no limit:\n%s", text)
@@ -227,19 +233,7 @@ func TestExplainVirtualResourcesWording(t *testing.T) {
 // unbounded", the caller's wait for a permit was called "the pool's
 // queue" (there is none), and each "Why" was the Steady state finding.
 func TestCompareSimpleAsyncLimits(t *testing.T) {
-	text := `name: simple-async-limit
-seed: 1
-duration: 1m
-warmup: 10s
-sample: 5s
-pool: {preset: simple-async, concurrencyLimit: 4}
-jvm: {version: 25, parallelism: 2}
-workload:
-  arrivals: {process: poisson, rate: 38/s}
-  service:
-    steps:
-      - block: {dist: exponential, mean: 100ms}
-`
+	text := simpleAsyncLimit4("38/s")
 	p := writeScenario(t, text)
 	a, err := scenarios.Load(p, nil)
 	if err != nil {
