@@ -55,3 +55,30 @@ workload: {arrivals: {process: poisson, rate: 64}, service: {dist: exponential, 
 		b.Fatalf("simulated %d tasks, want %d", res.Summary.Submitted, b.N)
 	}
 }
+
+// BenchmarkElasticTomcat is the issue's elastic pool: a Tomcat executor
+// (core 4, max 16, keepAlive 1 s) at 6.4 requests/s of 1 s exponential
+// service, which grows and shrinks all the time — a thread's start, its
+// keepAlive timers and its exit are on the common path. One op is one task.
+func BenchmarkElasticTomcat(b *testing.B) {
+	sc := parse(b, `
+duration: 1h
+sample: 10s
+pool: {preset: tomcat, core: 4, max: 16, keepAlive: 1s}
+workload: {arrivals: {process: poisson, rate: 6.4}, service: {dist: exponential, mean: 1s}}
+`)
+	sc.Duration = time.Duration(float64(b.N)/6.4*1.5+10) * time.Second
+	src, err := workloads.New(sc.Workload, sc.Seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	res, err := Run(context.Background(), sc, Options{Timeline: io.Discard, Workload: &limited{src, b.N}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Summary.Submitted != int64(b.N) {
+		b.Fatalf("simulated %d tasks, want %d", res.Summary.Submitted, b.N)
+	}
+}
