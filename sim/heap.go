@@ -54,8 +54,7 @@ type event struct {
 func (e *Engine) nextEvent() (event, bool) {
 again:
 	at, ph := never, phase(0)
-	if e.h.len() > 0 {
-		top := e.h.peek()
+	if top := e.h.top(); top != nil {
 		at, ph = top.at, top.phase()
 	}
 	if e.due[phaseResource] < at {
@@ -73,7 +72,7 @@ again:
 	ev := event{at: at, phase: ph}
 	switch ph {
 	case phaseCompletion, phaseCPU, phaseKeepAlive, phaseWake:
-		ev.w = e.h.pop().w
+		ev.w = e.h.take()
 		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.sc.Duration) {
 			// A timer that changes nothing: its books kept, it is
 			// counted as the event it would have been, and the state
@@ -135,14 +134,30 @@ func (e *entry) phase() phase { return phase(e.key >> 56) }
 // eventHeap is a binary min-heap of entries by value: pushing and popping
 // allocate nothing once the slice has grown (container/heap would box every
 // entry in an interface).
+//
+// The engine takes the top entry (take) and leaves it in place: the next
+// push replaces it — one sift-down instead of a pop's and a push's, the
+// common case of a worker whose task ended and that takes the next one, or
+// parks with a timer — and the next look at the heap (top) removes it if
+// no push came. The entries' keys are unique, so the order in which they
+// come out does not depend on how the heap holds them.
 type eventHeap struct {
 	es  []entry
 	seq uint64
+	// taken: es[0] was handed out by take and is gone from the heap.
+	taken bool
 }
 
 func (h *eventHeap) push(at time.Duration, ph phase, w *model.Worker) {
 	h.seq++
-	h.es = append(h.es, entry{at: at, key: uint64(ph)<<56 | h.seq, w: w})
+	x := entry{at: at, key: uint64(ph)<<56 | h.seq, w: w}
+	if h.taken {
+		h.taken = false
+		h.es[0] = x
+		h.down()
+		return
+	}
+	h.es = append(h.es, x)
 	es := h.es
 	k := len(es) - 1
 	for k > 0 {
@@ -155,14 +170,46 @@ func (h *eventHeap) push(at time.Duration, ph phase, w *model.Worker) {
 	}
 }
 
+// top returns the earliest entry (nil: none), after removing a taken one.
+func (h *eventHeap) top() *entry {
+	if h.taken {
+		h.taken = false
+		h.removeTop()
+	}
+	if len(h.es) == 0 {
+		return nil
+	}
+	return &h.es[0]
+}
+
+// take hands out the worker of the top entry (top has just returned it),
+// which leaves the heap; its place goes to the next push.
+func (h *eventHeap) take() *model.Worker {
+	h.taken = true
+	return h.es[0].w
+}
+
+// pop removes and returns the earliest entry (a heap that take is not used
+// on: calledExecutor's).
 func (h *eventHeap) pop() entry {
+	top := h.es[0]
+	h.removeTop()
+	return top
+}
+
+// removeTop moves the last entry to the top and sifts it down.
+func (h *eventHeap) removeTop() {
+	n := len(h.es) - 1
+	h.es[0] = h.es[n]
+	h.es[n] = entry{}
+	h.es = h.es[:n]
+	h.down()
+}
+
+// down sifts the top entry down to its place.
+func (h *eventHeap) down() {
 	es := h.es
-	top := es[0]
-	n := len(es) - 1
-	es[0] = es[n]
-	es[n] = entry{}
-	es = es[:n]
-	h.es = es
+	n := len(es)
 	k := 0
 	for {
 		l := 2*k + 1
@@ -179,9 +226,9 @@ func (h *eventHeap) pop() entry {
 		es[k], es[c] = es[c], es[k]
 		k = c
 	}
-	return top
 }
 
+// len and peek look at a heap that take is not used on.
 func (h *eventHeap) len() int { return len(h.es) }
 
 func (h *eventHeap) peek() *entry { return &h.es[0] }
