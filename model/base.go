@@ -38,6 +38,7 @@ type pool struct {
 	cfg      Config // current configuration; the setters change it
 	handOff  HandOff
 	obs      Observer
+	note     Notifier // obs, or events on its behalf (Notifier)
 	now      time.Duration
 	runState RunState
 
@@ -65,8 +66,10 @@ type pool struct {
 	freeSlots []int32
 	nSlots    int32
 
-	// ev is the event being reported, so that reporting allocates nothing.
-	ev Event
+	// ev is the event being reported, so that reporting allocates nothing;
+	// events reports the hot events to an Observer that is no Notifier.
+	ev     Event
+	events eventer
 
 	// slab holds Workers not yet handed out: they are allocated a block at
 	// a time, since a pool whose threads come and go (a cached or an
@@ -80,6 +83,7 @@ const workerSlab = 64
 
 func (p *pool) init(now time.Duration, cfg Config, obs Observer) {
 	p.cfg, p.handOff, p.obs, p.now = cfg, cfg.HandOff(), obs, now
+	p.note = notifier(obs, &p.events)
 	p.store = newStore(cfg.Queue, cfg.QueueCapacity)
 }
 
@@ -183,7 +187,7 @@ func (p *pool) plainOffer(t *Task) bool {
 		// matched worker has the task now and starts it once awake (R119).
 		w.task, w.hasTask = *t, true
 		p.setState(w, Running)
-		p.emit(Event{Kind: Started, Worker: w, Task: &w.task, Handoff: p.cfg.Wakeup})
+		p.note.OnStarted(p.now, w, &w.task, p.cfg.Wakeup)
 		return true
 	}
 	return p.enqueue(t)
@@ -287,7 +291,7 @@ func notRunning(w *Worker) {
 func (p *pool) runTask(w *Worker, t *Task) {
 	w.task, w.hasTask = *t, true
 	p.setState(w, Running)
-	p.emit(Event{Kind: Started, Worker: w, Task: &w.task})
+	p.note.OnStarted(p.now, w, &w.task, false)
 }
 
 // park makes w wait in poll(keepAlive) (timed) or take(): it joins the tail
@@ -307,7 +311,7 @@ func (p *pool) parkUntil(w *Worker, timed bool, deadline time.Duration) {
 	if timed {
 		w.deadline = deadline
 		p.setState(w, IdleTimed)
-		p.emit(Event{Kind: TimerArmed, Worker: w})
+		p.note.OnTimerArmed(p.now, w)
 		return
 	}
 	p.setState(w, IdleUntimed)
@@ -332,7 +336,7 @@ func (p *pool) setState(w *Worker, s State) {
 		w.idleSince = p.now
 	}
 	if from != s {
-		p.emit(Event{Kind: WorkerChanged, Worker: w, From: from, To: s})
+		p.note.OnWorkerChanged(p.now, w, from, s)
 	}
 }
 
