@@ -114,13 +114,14 @@ func (p *pool) enqueue(t *Task) bool {
 	return false
 }
 
-// dequeue is the store's poll, counted.
-func (p *pool) dequeue() (Task, bool) {
-	t, ok := p.store.poll()
-	if ok {
+// dequeue is the store's poll, counted: the head, or nil. The task it
+// points to is valid until the queue's next change.
+func (p *pool) dequeue() *Task {
+	t := p.store.poll()
+	if t != nil {
 		p.queued--
 	}
-	return t, ok
+	return t
 }
 
 // LargestPoolSize is getLargestPoolSize() (R31).

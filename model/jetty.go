@@ -164,10 +164,10 @@ func (p *QueuedThreadPool) markShrink() {
 // poll(idleTimeout) — TIMED_WAITING whatever the thread count — or take()
 // when idleTimeout <= 0 (R103).
 func (p *QueuedThreadPool) runner(w *Worker) {
-	if t, ok := p.dequeue(); ok {
+	if t := p.dequeue(); t != nil {
 		p.stamp++
 		w.stamp = p.stamp
-		p.runTask(w, &t)
+		p.runTask(w, t)
 		return
 	}
 	k := p.cfg.KeepAlive

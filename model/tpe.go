@@ -183,15 +183,15 @@ func (p *ThreadPoolExecutor) reject(t *Task) (threw bool) {
 			p.lose(t, DroppedAfterShutdown)
 			return false
 		}
-		victim, ok := p.dequeue()
-		if !ok {
+		victim := p.dequeue()
+		if victim == nil {
 			// Nothing to drop (a saturated SynchronousQueue): the JDK's
 			// execute/reject recursion would repeat until a worker frees up
 			// or the stack overflows; in zero time nothing frees up (R35).
 			p.lose(t, RetryExhausted)
 			return false
 		}
-		p.lost = victim
+		p.lost = *victim
 		p.lose(&p.lost, DiscardedOldest)
 		p.self.execute(t) // e.execute(r): the public execute, in full
 	}
@@ -282,9 +282,9 @@ func (p *ThreadPoolExecutor) getTask(w *Worker) {
 // taken at once, without parking (R46); poll(0) on an empty queue returns
 // null at once; otherwise w parks.
 func (p *ThreadPoolExecutor) await(w *Worker, timed bool) bool {
-	if t, ok := p.dequeue(); ok {
+	if t := p.dequeue(); t != nil {
 		w.timedOut = false
-		p.runTask(w, &t)
+		p.runTask(w, t)
 		p.cascade()
 		return true
 	}
@@ -325,10 +325,10 @@ func (p *ThreadPoolExecutor) Woken(now time.Duration, w *Worker) bool {
 	p.now = now
 	w.signalled = false
 	p.signalled--
-	if t, ok := p.dequeue(); ok {
+	if t := p.dequeue(); t != nil {
 		w.timedOut = false
 		w.interruptPending = false // runWorker clears it before the task
-		p.runTask(w, &t)
+		p.runTask(w, t)
 		p.cascade()
 		return true
 	}
@@ -523,11 +523,11 @@ func (p *ThreadPoolExecutor) ShutdownNow(now time.Duration) {
 // drainQueue is drainQueue(): every queued task, in queue order.
 func (p *ThreadPoolExecutor) drainQueue() {
 	for {
-		t, ok := p.dequeue()
-		if !ok {
+		t := p.dequeue()
+		if t == nil {
 			return
 		}
-		p.lost = t
+		p.lost = *t
 		p.lose(&p.lost, Drained)
 	}
 }
