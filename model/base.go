@@ -324,21 +324,25 @@ func (p *pool) unpark(w *Worker) { p.waiters.remove(w) }
 
 // setState is the one place a worker's state changes; it keeps the counts
 // and reports the change.
+//
+// A worker that stays in its state (a running worker taking its next task
+// from the queue) only restarts its Since.
 func (p *pool) setState(w *Worker, s State) {
 	from := w.state
+	w.state, w.since = s, p.now
+	if from == s {
+		return
+	}
 	if from != Starting {
 		p.counts[from]--
 	}
 	if s != Exited {
 		p.counts[s]++
 	}
-	w.state, w.since = s, p.now
-	if (s == IdleTimed || s == IdleUntimed) && from != IdleTimed && from != IdleUntimed {
+	if s.idle() && !from.idle() {
 		w.idleSince = p.now
 	}
-	if from != s {
-		p.note.OnWorkerChanged(p.now, w, from, s)
-	}
+	p.note.OnWorkerChanged(p.now, w, from, s)
 }
 
 func (p *pool) advanceRunState(to RunState) {
