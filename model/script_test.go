@@ -307,7 +307,7 @@ func (e *scriptEnv) do(cmd string) string {
 		if th, ok := e.pool.(interface{ CallerMustWait() bool }); ok && th.CallerMustWait() {
 			return fmt.Sprintf("%v: the caller of execute(task %d) waits for a permit (CallerMustWait)", e.now, id)
 		}
-		e.pool.Execute(e.now, task)
+		e.pool.Execute(e.now, &task)
 	case "schedule":
 		task := Task{ID: uint64(e.atoi(args["id"])), Arrival: e.now, Submit: e.now, Service: e.dur(args["service"])}
 		_, task.Fails = args["fails"]

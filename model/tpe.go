@@ -23,8 +23,8 @@ type ThreadPoolExecutor struct {
 	// (unpark), whichever code ends the wait.
 	leader *Worker
 
-	// incoming and lost hold the task being executed and a task being
-	// dropped, so that reporting them does not allocate.
+	// incoming and lost hold a task being rejected out of the queue and
+	// a task being dropped, so that reporting them does not allocate.
 	incoming, lost Task
 	scratch        []*Worker
 
@@ -93,17 +93,11 @@ func (p *ThreadPoolExecutor) construct() {
 }
 
 // Execute is execute(task) (R3–R6).
-func (p *ThreadPoolExecutor) Execute(now time.Duration, t Task) {
-	if t := p.submitted(now, t); p.executeInternal(t) {
+func (p *ThreadPoolExecutor) Execute(now time.Duration, t *Task) {
+	p.now = now
+	if p.executeInternal(t) {
 		p.aborted(t)
 	}
-}
-
-// submitted holds t, submitted at now, while execute runs.
-func (p *ThreadPoolExecutor) submitted(now time.Duration, t Task) *Task {
-	p.now = now
-	p.incoming = t
-	return &p.incoming
 }
 
 // execute is the JDK's execute: the three steps, and the caller gets the
