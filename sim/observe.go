@@ -31,9 +31,7 @@ func (l *listener) Observe(ev *model.Event) {
 		e.lastStart = ev.At
 		e.rec.onStart(ev.At, ev.At, ev.Task)
 	case model.WorkerChanged:
-		rec := e.rec
-		rec.count[ev.From]--
-		rec.count[ev.To]++
+		e.rec.moved(ev.From, ev.To)
 		if ev.From != model.Running || ev.To == model.Exited {
 			e.workerChanged(ev.At, ev.Worker, ev.From, ev.To)
 		}
@@ -117,7 +115,6 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 	switch {
 	case from == model.Starting:
 		rec.threadsCreated++
-		rec.poolSize++
 		e.newWorkerState(w)
 		if ts := e.threadStart; ts > 0 {
 			// Thread.start() takes the caller's time; the thread runs
@@ -145,7 +142,6 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 	}
 	if to == model.Exited {
 		rec.threadsExited++
-		rec.poolSize--
 		for _, r := range e.res {
 			r.ThreadEnded(thread(w))
 		}
