@@ -42,6 +42,7 @@ func hdrIndex(v int64) int {
 }
 
 // record counts d (negative counts as 0, beyond hdrHighest as hdrHighest).
+// It inlines where a task's wait or response is recorded.
 func (h *durHist) record(d time.Duration) {
 	i := hdrIndex(clampHDR(d))
 	h.counts[i]++
@@ -106,12 +107,11 @@ func (h *durHist) valueAtPercentile(p float64) int64 {
 }
 
 func clampHDR(d time.Duration) int64 {
-	v := int64(d)
-	if v < 0 {
+	if uint64(d) <= uint64(hdrHighest) { // the common case, one comparison
+		return int64(d)
+	}
+	if d < 0 {
 		return 0
 	}
-	if v > hdrHighest {
-		return hdrHighest
-	}
-	return v
+	return hdrHighest
 }

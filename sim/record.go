@@ -415,9 +415,6 @@ func (r *recorder) checkConservation(p model.Executor) {
 // at start (later than now on a thread still starting).
 func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 	wait := start - t.Arrival
-	if rec.ivWait != nil {
-		rec.ivWait.record(wait)
-	}
 	if rec.steady(now) {
 		rec.serviceSum += float64(t.Service)
 		rec.nWait++
@@ -426,6 +423,9 @@ func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 			rec.waitMax = wait
 		}
 		rec.wait.record(wait)
+	}
+	if rec.ivWait != nil { // last: nothing is live across the call
+		rec.ivWait.record(wait)
 	}
 }
 
@@ -464,9 +464,6 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 		rec.failed++
 	}
 	resp := now - t.Arrival
-	if rec.ivResponse != nil {
-		rec.ivResponse.record(resp)
-	}
 	if rec.steady(now) {
 		rec.nResponse++
 		rec.responseSum += float64(resp) // nanoseconds
@@ -474,6 +471,9 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 			rec.responseMax = resp
 		}
 		rec.response.record(resp)
+	}
+	if rec.ivResponse != nil { // last: nothing is live across the call
+		rec.ivResponse.record(resp)
 	}
 }
 
