@@ -497,9 +497,14 @@ func cdf(h *durHist, n int64, max time.Duration) []Quantile {
 	if n == 0 {
 		return nil
 	}
+	ps, vals := make([]float64, len(CDFQuantiles)), make([]int64, len(CDFQuantiles))
+	for i, q := range CDFQuantiles {
+		ps[i] = q * 100
+	}
+	h.valuesAtPercentiles(ps, vals) // one pass: CDFQuantiles ascend
 	out := make([]Quantile, len(CDFQuantiles))
 	for i, q := range CDFQuantiles {
-		out[i] = Quantile{q, quantile(h, n, q, max)}
+		out[i] = Quantile{q, capped(vals[i], max)}
 		if q == 1 {
 			out[i].Seconds = max.Seconds()
 		}
@@ -513,9 +518,10 @@ func quantile(h *durHist, n int64, q float64, max time.Duration) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	v := time.Duration(h.valueAtPercentile(q * 100))
-	if v > max {
-		v = max
-	}
-	return v.Seconds()
+	return capped(h.valueAtPercentile(q*100), max)
+}
+
+// capped is an HDR value in seconds, never above the exact maximum.
+func capped(v int64, max time.Duration) float64 {
+	return min(time.Duration(v), max).Seconds()
 }
