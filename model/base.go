@@ -38,6 +38,7 @@ type pool struct {
 	cfg      Config // current configuration; the setters change it
 	handOff  HandOff
 	obs      Observer
+	note     Notifier // obs, or events on its behalf (Notifier)
 	now      time.Duration
 	runState RunState
 
@@ -65,8 +66,10 @@ type pool struct {
 	freeSlots []int32
 	nSlots    int32
 
-	// ev is the event being reported, so that reporting allocates nothing.
-	ev Event
+	// ev is the event being reported, so that reporting allocates nothing;
+	// events reports the hot events to an Observer that is no Notifier.
+	ev     Event
+	events eventer
 
 	// slab holds Workers not yet handed out: they are allocated a block at
 	// a time, since a pool whose threads come and go (a cached or an
@@ -80,6 +83,7 @@ const workerSlab = 64
 
 func (p *pool) init(now time.Duration, cfg Config, obs Observer) {
 	p.cfg, p.handOff, p.obs, p.now = cfg, cfg.HandOff(), obs, now
+	p.note = notifier(obs, &p.events)
 	p.store = newStore(cfg.Queue, cfg.QueueCapacity)
 }
 
@@ -110,13 +114,14 @@ func (p *pool) enqueue(t *Task) bool {
 	return false
 }
 
-// dequeue is the store's poll, counted.
-func (p *pool) dequeue() (Task, bool) {
-	t, ok := p.store.poll()
-	if ok {
+// dequeue is the store's poll, counted: the head, or nil. The task it
+// points to is valid until the queue's next change.
+func (p *pool) dequeue() *Task {
+	t := p.store.poll()
+	if t != nil {
 		p.queued--
 	}
-	return t, ok
+	return t
 }
 
 // LargestPoolSize is getLargestPoolSize() (R31).
@@ -183,7 +188,7 @@ func (p *pool) plainOffer(t *Task) bool {
 		// matched worker has the task now and starts it once awake (R119).
 		w.task, w.hasTask = *t, true
 		p.setState(w, Running)
-		p.emit(Event{Kind: Started, Worker: w, Task: &w.task, Handoff: p.cfg.Wakeup})
+		p.note.OnStarted(p.now, w, &w.task, p.cfg.Wakeup)
 		return true
 	}
 	return p.enqueue(t)
@@ -287,7 +292,7 @@ func notRunning(w *Worker) {
 func (p *pool) runTask(w *Worker, t *Task) {
 	w.task, w.hasTask = *t, true
 	p.setState(w, Running)
-	p.emit(Event{Kind: Started, Worker: w, Task: &w.task})
+	p.note.OnStarted(p.now, w, &w.task, false)
 }
 
 // park makes w wait in poll(keepAlive) (timed) or take(): it joins the tail
@@ -307,7 +312,7 @@ func (p *pool) parkUntil(w *Worker, timed bool, deadline time.Duration) {
 	if timed {
 		w.deadline = deadline
 		p.setState(w, IdleTimed)
-		p.emit(Event{Kind: TimerArmed, Worker: w})
+		p.note.OnTimerArmed(p.now, w)
 		return
 	}
 	p.setState(w, IdleUntimed)
@@ -319,21 +324,25 @@ func (p *pool) unpark(w *Worker) { p.waiters.remove(w) }
 
 // setState is the one place a worker's state changes; it keeps the counts
 // and reports the change.
+//
+// A worker that stays in its state (a running worker taking its next task
+// from the queue) only restarts its Since.
 func (p *pool) setState(w *Worker, s State) {
 	from := w.state
+	w.state, w.since = s, p.now
+	if from == s {
+		return
+	}
 	if from != Starting {
 		p.counts[from]--
 	}
 	if s != Exited {
 		p.counts[s]++
 	}
-	w.state, w.since = s, p.now
-	if (s == IdleTimed || s == IdleUntimed) && from != IdleTimed && from != IdleUntimed {
+	if s.idle() && !from.idle() {
 		w.idleSince = p.now
 	}
-	if from != s {
-		p.emit(Event{Kind: WorkerChanged, Worker: w, From: from, To: s})
-	}
+	p.note.OnWorkerChanged(p.now, w, from, s)
 }
 
 func (p *pool) advanceRunState(to RunState) {

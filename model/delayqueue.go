@@ -45,7 +45,8 @@ func (d *delayed) before(o *delayed) bool {
 // its size and iterates it; the scheduled code (scheduled.go) uses add,
 // peek, pollHead and removeAt, which know due times.
 type delayStore struct {
-	es []delayed
+	es  []delayed
+	out Task // the task poll returned
 }
 
 func (q *delayStore) size() int { return len(q.es) }
@@ -146,11 +147,12 @@ func (q *delayStore) offer(*Task) bool {
 
 // poll removes the head whether due or not (ShutdownNow drains through
 // drain instead, in the JDK's order).
-func (q *delayStore) poll() (Task, bool) {
+func (q *delayStore) poll() *Task {
 	if len(q.es) == 0 {
-		return Task{}, false
+		return nil
 	}
-	return q.pollHead().task, true
+	q.out = q.pollHead().task
+	return &q.out
 }
 
 func (q *delayStore) peek() (*Task, bool) {

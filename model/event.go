@@ -154,6 +154,75 @@ type nopObserver struct{}
 
 func (nopObserver) Observe(*Event) {}
 
+// Notifier is an Observer that hears the events every task causes —
+// Started, WorkerChanged, TimerArmed — as calls of their own, with their
+// fields as arguments, and every other event through Observe. A pool
+// whose Observer is a Notifier calls these methods instead of Observe for
+// those three kinds, so that the events of a task's path cost no Event
+// (an event loop keeps its books from the arguments). The stream is the
+// same: an implementation that passes events on to Observers builds each
+// with StartedEvent, WorkerChangedEvent or TimerArmedEvent, and the pool
+// reports to an Observer that is no Notifier the same way.
+type Notifier interface {
+	Observer
+	// OnStarted is Started: w begins running t (&w's task), handed off
+	// to a parked worker that runs it once awake if handoff.
+	OnStarted(at time.Duration, w *Worker, t *Task, handoff bool)
+	// OnWorkerChanged is WorkerChanged: w went from state from to to.
+	OnWorkerChanged(at time.Duration, w *Worker, from, to State)
+	// OnTimerArmed is TimerArmed: w waits timed until w.Deadline().
+	OnTimerArmed(at time.Duration, w *Worker)
+}
+
+// StartedEvent is the Event of Notifier.OnStarted.
+func StartedEvent(at time.Duration, w *Worker, t *Task, handoff bool) Event {
+	return Event{Kind: Started, At: at, Worker: w, Task: t, Handoff: handoff}
+}
+
+// WorkerChangedEvent is the Event of Notifier.OnWorkerChanged.
+func WorkerChangedEvent(at time.Duration, w *Worker, from, to State) Event {
+	return Event{Kind: WorkerChanged, At: at, Worker: w, From: from, To: to}
+}
+
+// TimerArmedEvent is the Event of Notifier.OnTimerArmed.
+func TimerArmedEvent(at time.Duration, w *Worker) Event {
+	return Event{Kind: TimerArmed, At: at, Worker: w}
+}
+
+// notifier returns obs as a Notifier: itself if it is one, else events,
+// which hands obs each notification as its Event.
+func notifier(obs Observer, events *eventer) Notifier {
+	if n, ok := obs.(Notifier); ok {
+		return n
+	}
+	events.obs = obs
+	return events
+}
+
+// eventer is the Notifier of an Observer that is none: it builds each
+// notification's Event and passes it to Observe.
+type eventer struct {
+	obs Observer
+	ev  Event
+}
+
+func (n *eventer) Observe(e *Event) { n.obs.Observe(e) }
+
+func (n *eventer) OnStarted(at time.Duration, w *Worker, t *Task, handoff bool) {
+	n.ev = StartedEvent(at, w, t, handoff)
+	n.obs.Observe(&n.ev)
+}
+
+func (n *eventer) OnWorkerChanged(at time.Duration, w *Worker, from, to State) {
+	n.ev = WorkerChangedEvent(at, w, from, to)
+	n.obs.Observe(&n.ev)
+}
+
+func (n *eventer) OnTimerArmed(at time.Duration, w *Worker) {
+	n.ev = TimerArmedEvent(at, w)
+	n.obs.Observe(&n.ev)
+}
+
 // PeriodicEnd says why a periodic series stopped.
 type PeriodicEnd uint8
 

@@ -44,7 +44,7 @@ func Example() {
 		panic(err)
 	}
 	for id := uint64(1); id <= 3; id++ {
-		p.Execute(0, model.Task{ID: id, Service: 100 * time.Millisecond})
+		p.Execute(0, &model.Task{ID: id, Service: 100 * time.Millisecond})
 	}
 	fmt.Printf("pool size %d, queue %d\n", p.PoolSize(), p.QueueLen())
 	for len(pending) > 0 { // the event loop: the earliest due first

@@ -15,8 +15,10 @@ import (
 // worker and wait-list machinery (pool), and registers its constructor in
 // New; no other family changes.
 type Executor interface {
-	// Execute submits t, as execute(task) does.
-	Execute(now time.Duration, t Task)
+	// Execute submits t, as execute(task) does. The pool reads *t during
+	// the call only (its events may point to it) and keeps its own copy of
+	// a task it queues or runs, so the caller may reuse *t afterwards.
+	Execute(now time.Duration, t *Task)
 	// TaskDone ends w's current task at its completion time (w was
 	// reported Started with it).
 	TaskDone(now time.Duration, w *Worker)

@@ -38,7 +38,6 @@ type QueuedThreadPool struct {
 	lastShrink      time.Duration
 	lastShrinkStamp uint64
 	stamp           uint64
-	incoming        Task
 }
 
 // newQueuedThreadPool is the constructor and doStart (R101): lastShrink =
@@ -85,11 +84,10 @@ func wholeMillis(d time.Duration) bool {
 // either way — and, with zero wake-up latency, goes to the parked thread
 // the queue signals (FIFO, R103), or to the new thread. The queue is
 // unbounded and the pool never stops, so execute never rejects.
-func (p *QueuedThreadPool) Execute(now time.Duration, t Task) {
+func (p *QueuedThreadPool) Execute(now time.Duration, t *Task) {
 	p.now = now
-	p.incoming = t
 	start := p.waiters.n == 0 && p.wc < p.cfg.Max
-	p.plainOffer(&p.incoming)
+	p.plainOffer(t)
 	if start {
 		p.startThread()
 	}
@@ -164,10 +162,10 @@ func (p *QueuedThreadPool) markShrink() {
 // poll(idleTimeout) — TIMED_WAITING whatever the thread count — or take()
 // when idleTimeout <= 0 (R103).
 func (p *QueuedThreadPool) runner(w *Worker) {
-	if t, ok := p.dequeue(); ok {
+	if t := p.dequeue(); t != nil {
 		p.stamp++
 		w.stamp = p.stamp
-		p.runTask(w, &t)
+		p.runTask(w, t)
 		return
 	}
 	k := p.cfg.KeepAlive

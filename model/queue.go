@@ -6,8 +6,10 @@ package model
 type taskStore interface {
 	// offer inserts t if there is room, as BlockingQueue.offer(e).
 	offer(t *Task) bool
-	// poll removes and returns the head, as BlockingQueue.poll().
-	poll() (Task, bool)
+	// poll removes and returns the head, as BlockingQueue.poll(), or nil
+	// if the store is empty. The task it points to stays as it is until
+	// the store's next change: the caller copies what it keeps.
+	poll() *Task
 	// peek returns the head without removing it.
 	peek() (*Task, bool)
 	size() int
@@ -63,14 +65,14 @@ func (r *ringStore) grow() {
 	r.buf, r.head = buf, 0
 }
 
-func (r *ringStore) poll() (Task, bool) {
+func (r *ringStore) poll() *Task {
 	if r.n == 0 {
-		return Task{}, false
+		return nil
 	}
-	t := r.buf[r.head]
+	t := &r.buf[r.head] // a free slot now, written by a later offer only
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
-	return t, true
+	return t
 }
 
 func (r *ringStore) peek() (*Task, bool) {
@@ -94,7 +96,7 @@ func (r *ringStore) each(fn func(*Task)) {
 type syncStore struct{}
 
 func (syncStore) offer(*Task) bool    { return false }
-func (syncStore) poll() (Task, bool)  { return Task{}, false }
+func (syncStore) poll() *Task         { return nil }
 func (syncStore) peek() (*Task, bool) { return nil, false }
 func (syncStore) size() int           { return 0 }
 func (syncStore) each(func(*Task))    {}
@@ -103,7 +105,8 @@ func (syncStore) each(func(*Task))    {}
 // JDK's own siftUpComparable/siftDownComparable, so tasks of equal priority
 // leave in exactly the order the JDK's heap gives them. Unbounded.
 type priorityStore struct {
-	es []Task
+	es  []Task
+	out Task // the task poll returned
 }
 
 // less reports whether a sorts before b: the tasks' compareTo by priority.
@@ -132,11 +135,11 @@ func (p *priorityStore) offer(t *Task) bool {
 	return true
 }
 
-func (p *priorityStore) poll() (Task, bool) {
+func (p *priorityStore) poll() *Task {
 	if len(p.es) == 0 {
-		return Task{}, false
+		return nil
 	}
-	result := p.es[0]
+	p.out = p.es[0]
 	n := len(p.es) - 1
 	x := p.es[n]
 	p.es = p.es[:n]
@@ -155,7 +158,7 @@ func (p *priorityStore) poll() (Task, bool) {
 		}
 		p.es[k] = x
 	}
-	return result, true
+	return &p.out
 }
 
 func (p *priorityStore) peek() (*Task, bool) {
@@ -172,10 +175,10 @@ func (p *priorityStore) size() int { return len(p.es) }
 func (p *priorityStore) each(fn func(*Task)) {
 	c := priorityStore{es: append([]Task(nil), p.es...)}
 	for {
-		t, ok := c.poll()
-		if !ok {
+		t := c.poll()
+		if t == nil {
 			return
 		}
-		fn(&t)
+		fn(t)
 	}
 }

@@ -529,8 +529,9 @@ func (p *ScheduledThreadPoolExecutor) checkScheduled(fail func(string, ...any)) 
 // its DelayedWorkQueue override (see overrides).
 
 // Execute is STPE.execute(task): schedule(task, 0) (R89).
-func (p *ScheduledThreadPoolExecutor) Execute(now time.Duration, t Task) {
-	p.execute(p.submitted(now, t))
+func (p *ScheduledThreadPoolExecutor) Execute(now time.Duration, t *Task) {
+	p.now = now
+	p.execute(t)
 }
 
 // execute is STPE.execute: schedule(command, 0) (R89).

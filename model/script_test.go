@@ -88,9 +88,14 @@ func parseScript(t *testing.T, file string) []scriptCase {
 	return cases
 }
 
-func runScript(t *testing.T, file string) {
+func runScript(t *testing.T, file string) { runScriptWith(t, file, false) }
+
+// runScriptWith runs a script; with notify, the pools report to the
+// script's event loop through a Notifier (notifyingEnv) instead of a plain
+// Observer.
+func runScriptWith(t *testing.T, file string, notify bool) {
 	cases := parseScript(t, file)
-	env := &scriptEnv{t: t}
+	env := &scriptEnv{t: t, notify: notify}
 	var b strings.Builder
 	for _, c := range cases {
 		got := env.do(c.cmd)
@@ -141,6 +146,8 @@ type scriptEnv struct {
 
 	// wakeup is the wake-up latency of a pool made with wakeup=D.
 	wakeup time.Duration
+	// notify: pools report through notifyingEnv, a Notifier.
+	notify bool
 }
 
 type scriptSeries struct {
@@ -292,7 +299,11 @@ func (e *scriptEnv) do(cmd string) string {
 		if d, ok := args["wakeup"]; ok {
 			cfg.Wakeup, e.wakeup = true, e.dur(d)
 		}
-		p, err := New(e.now, cfg, e)
+		var obs Observer = e
+		if e.notify {
+			obs = notifyingEnv{e}
+		}
+		p, err := New(e.now, cfg, obs)
 		if err != nil {
 			return "error: " + err.Error()
 		}
@@ -307,7 +318,7 @@ func (e *scriptEnv) do(cmd string) string {
 		if th, ok := e.pool.(interface{ CallerMustWait() bool }); ok && th.CallerMustWait() {
 			return fmt.Sprintf("%v: the caller of execute(task %d) waits for a permit (CallerMustWait)", e.now, id)
 		}
-		e.pool.Execute(e.now, task)
+		e.pool.Execute(e.now, &task)
 	case "schedule":
 		task := Task{ID: uint64(e.atoi(args["id"])), Arrival: e.now, Submit: e.now, Service: e.dur(args["service"])}
 		_, task.Fails = args["fails"]

@@ -27,8 +27,9 @@ func newTomcat(now time.Duration, cfg Config, obs Observer) *TomcatThreadPoolExe
 func (p *TomcatThreadPoolExecutor) SubmittedCount() int { return p.submittedCount }
 
 // Execute is Tomcat's execute(task).
-func (p *TomcatThreadPoolExecutor) Execute(now time.Duration, t Task) {
-	p.execute(p.submitted(now, t))
+func (p *TomcatThreadPoolExecutor) Execute(now time.Duration, t *Task) {
+	p.now = now
+	p.execute(t)
 }
 
 // execute is Tomcat's execute (R66): count the submission, run the JDK

@@ -23,8 +23,8 @@ type ThreadPoolExecutor struct {
 	// (unpark), whichever code ends the wait.
 	leader *Worker
 
-	// incoming and lost hold the task being executed and a task being
-	// dropped, so that reporting them does not allocate.
+	// incoming and lost hold a task being rejected out of the queue and
+	// a task being dropped, so that reporting them does not allocate.
 	incoming, lost Task
 	scratch        []*Worker
 
@@ -93,17 +93,11 @@ func (p *ThreadPoolExecutor) construct() {
 }
 
 // Execute is execute(task) (R3–R6).
-func (p *ThreadPoolExecutor) Execute(now time.Duration, t Task) {
-	if t := p.submitted(now, t); p.executeInternal(t) {
+func (p *ThreadPoolExecutor) Execute(now time.Duration, t *Task) {
+	p.now = now
+	if p.executeInternal(t) {
 		p.aborted(t)
 	}
-}
-
-// submitted holds t, submitted at now, while execute runs.
-func (p *ThreadPoolExecutor) submitted(now time.Duration, t Task) *Task {
-	p.now = now
-	p.incoming = t
-	return &p.incoming
 }
 
 // execute is the JDK's execute: the three steps, and the caller gets the
@@ -183,15 +177,15 @@ func (p *ThreadPoolExecutor) reject(t *Task) (threw bool) {
 			p.lose(t, DroppedAfterShutdown)
 			return false
 		}
-		victim, ok := p.dequeue()
-		if !ok {
+		victim := p.dequeue()
+		if victim == nil {
 			// Nothing to drop (a saturated SynchronousQueue): the JDK's
 			// execute/reject recursion would repeat until a worker frees up
 			// or the stack overflows; in zero time nothing frees up (R35).
 			p.lose(t, RetryExhausted)
 			return false
 		}
-		p.lost = victim
+		p.lost = *victim
 		p.lose(&p.lost, DiscardedOldest)
 		p.self.execute(t) // e.execute(r): the public execute, in full
 	}
@@ -282,9 +276,9 @@ func (p *ThreadPoolExecutor) getTask(w *Worker) {
 // taken at once, without parking (R46); poll(0) on an empty queue returns
 // null at once; otherwise w parks.
 func (p *ThreadPoolExecutor) await(w *Worker, timed bool) bool {
-	if t, ok := p.dequeue(); ok {
+	if t := p.dequeue(); t != nil {
 		w.timedOut = false
-		p.runTask(w, &t)
+		p.runTask(w, t)
 		p.cascade()
 		return true
 	}
@@ -325,10 +319,10 @@ func (p *ThreadPoolExecutor) Woken(now time.Duration, w *Worker) bool {
 	p.now = now
 	w.signalled = false
 	p.signalled--
-	if t, ok := p.dequeue(); ok {
+	if t := p.dequeue(); t != nil {
 		w.timedOut = false
 		w.interruptPending = false // runWorker clears it before the task
-		p.runTask(w, &t)
+		p.runTask(w, t)
 		p.cascade()
 		return true
 	}
@@ -523,11 +517,11 @@ func (p *ThreadPoolExecutor) ShutdownNow(now time.Duration) {
 // drainQueue is drainQueue(): every queued task, in queue order.
 func (p *ThreadPoolExecutor) drainQueue() {
 	for {
-		t, ok := p.dequeue()
-		if !ok {
+		t := p.dequeue()
+		if t == nil {
 			return
 		}
-		p.lost = t
+		p.lost = *t
 		p.lose(&p.lost, Drained)
 	}
 }

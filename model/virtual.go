@@ -47,7 +47,7 @@ func (p *VirtualThreadPerTaskExecutor) CallerMustWait() bool {
 // Execute is execute(task): beforeAccess (R143) when throttled, then one
 // new virtual thread for t (R130). Calling it while CallerMustWait is a
 // programmer error: the caller waits first.
-func (p *VirtualThreadPerTaskExecutor) Execute(now time.Duration, t Task) {
+func (p *VirtualThreadPerTaskExecutor) Execute(now time.Duration, t *Task) {
 	if p.CallerMustWait() {
 		panic("model: Execute while the concurrency limit holds the caller (check CallerMustWait)")
 	}
@@ -55,8 +55,8 @@ func (p *VirtualThreadPerTaskExecutor) Execute(now time.Duration, t Task) {
 	if c.Throttle && p.runState == PoolRunning && (c.ConcurrencyLimit == 0 || p.workers.n >= c.ConcurrencyLimit) {
 		// TaskRejectedException (rejectTasksWhenLimitReached) or the
 		// NO_CONCURRENCY IllegalStateException of limit 0 reaches the caller.
-		tt := p.submitted(now, t)
-		p.aborted(tt)
+		p.now = now
+		p.aborted(t)
 		return
 	}
 	p.ThreadPoolExecutor.Execute(now, t)

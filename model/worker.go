@@ -30,6 +30,9 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", s)
 }
 
+// idle reports whether s is IdleTimed or IdleUntimed.
+func (s State) idle() bool { return s-IdleTimed <= IdleUntimed-IdleTimed }
+
 // ThreadState is the java.lang.Thread.State a thread dump prints for a
 // worker in this state (M6).
 func (s State) ThreadState() string {

@@ -32,6 +32,7 @@ type calledExecutor struct {
 	name  string
 	obs   model.Observer
 	pool  model.Executor
+	task  model.Task      // the sub-task being submitted (Execute takes a pointer)
 	h     eventHeap       // completions (phaseCompletion) and keepAlive timers (phaseKeepAlive)
 	timer []time.Duration // the pending keepAlive timer of each worker slot (0: none)
 	// callerRuns are the sub-tasks that CallerRunsPolicy runs on their
@@ -89,7 +90,8 @@ func (c *calledExecutor) call(now time.Duration, b model.Borrower, th model.Thre
 	}
 	c.waiting[id], c.byBorrower[b], c.deadline[b] = b, id, deadline
 	c.report(model.ResourceWaiting, model.ResourceEvent{Borrower: b, Thread: th, Deadline: deadline})
-	c.pool.Execute(now, model.Task{ID: id, Arrival: now, Submit: now, Service: service})
+	c.task = model.Task{ID: id, Arrival: now, Submit: now, Service: service}
+	c.pool.Execute(now, &c.task)
 	c.rearm()
 }
 

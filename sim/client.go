@@ -199,16 +199,17 @@ func (e *Engine) attemptStarts(h int32, t *model.Task) {
 func (e *Engine) sendAttempt(h int32) {
 	r := &e.cl.reqs[h-1]
 	e.nextTaskID++
-	t := model.Task{ID: e.nextTaskID, Arrival: e.now, Submit: e.now, Service: r.service, Priority: r.priority, Fails: r.fails}
+	t := &e.submitting
+	*t = model.Task{ID: e.nextTaskID, Arrival: e.now, Submit: e.now, Service: r.service, Priority: r.priority, Fails: r.fails}
 	if len(r.steps) > 0 {
 		t.Program = e.newProgram(r.steps)
 	} else if e.vt != nil {
-		e.vtPlainProgram(&t)
+		e.vtPlainProgram(t)
 	}
-	e.attemptStarts(h, &t)
-	e.rec.onSubmit(e.now, &t)
+	e.attemptStarts(h, t)
+	e.rec.onSubmit(e.now, t)
 	if len(e.observers) > 0 {
-		e.report(model.Submitted, nil, t)
+		e.report(model.Submitted, nil, *t)
 	}
 	e.pool.Execute(e.now, t)
 }

@@ -70,6 +70,9 @@ type Engine struct {
 	observers []model.Observer
 	ev        model.Event
 	evTask    model.Task
+	// submitting is the task being submitted: Execute takes a pointer,
+	// and a local variable's would escape to the heap.
+	submitting model.Task
 
 	// periodic holds workload.periodic's jobs in file order (a task's
 	// Periodic field indexes it from 1); periodicOrder is the order of
@@ -507,7 +510,8 @@ func (e *Engine) submit() {
 	}
 	a := e.next
 	e.nextTaskID++
-	t := model.Task{ID: e.nextTaskID, Arrival: a.At, Submit: e.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
+	t := &e.submitting
+	*t = model.Task{ID: e.nextTaskID, Arrival: a.At, Submit: e.now, Service: a.Service, Priority: a.Priority, Fails: a.Fails,
 		CPU: e.nextSplit.CPU, Slices: e.nextSplit.Slices}
 	var steps []workloads.DrawnStep
 	if e.steps != nil {
@@ -516,14 +520,14 @@ func (e *Engine) submit() {
 		}
 	}
 	if e.vt != nil && t.Program == 0 {
-		e.vtPlainProgram(&t)
+		e.vtPlainProgram(t)
 	}
 	if e.cl != nil {
-		e.openRequest(&t, steps)
+		e.openRequest(t, steps)
 	}
-	e.rec.onSubmit(e.now, &t)
+	e.rec.onSubmit(e.now, t)
 	if len(e.observers) > 0 {
-		e.report(model.Submitted, nil, t)
+		e.report(model.Submitted, nil, *t)
 	}
 	e.pool.Execute(e.now, t)
 	if e.callerEvent == e.events && e.callerClock > e.now { // the submitter started threads inside execute

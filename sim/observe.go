@@ -12,33 +12,62 @@ import (
 // a periodic run to draw), the recorder counts it, and then every
 // subscribed observer hears it. The events of the engine's own calls —
 // Submitted, ScheduleCalled, Finished — enter the same stream from report.
+//
+// The listener is a model.Notifier: the events of every task's path come
+// as OnStarted, OnWorkerChanged and OnTimerArmed, and their Event is built
+// only when an observer is subscribed; the others come through Observe.
 type listener Engine
 
-// Observe handles one model event.
+// OnStarted handles Started: w begins t.
+func (l *listener) OnStarted(at time.Duration, w *model.Worker, t *model.Task, handoff bool) {
+	e := (*Engine)(l)
+	if handoff && e.wk != nil {
+		e.handedOff(at, w)
+	}
+	if e.hostTasks || t.Periodic != 0 || t.Program != 0 {
+		e.taskStarted(at, w, t)
+	} else {
+		// The common case, kept inline: the task ends after its service.
+		e.h.push(at+t.Service, phaseCompletion, w)
+		e.lastStart = at
+		e.rec.onStart(at, at, t)
+	}
+	if len(e.observers) > 0 {
+		e.ev = model.StartedEvent(at, w, t, handoff)
+		e.fanOut(&e.ev)
+	}
+}
+
+// OnWorkerChanged handles WorkerChanged: w went from state from to to.
+func (l *listener) OnWorkerChanged(at time.Duration, w *model.Worker, from, to model.State) {
+	e := (*Engine)(l)
+	e.rec.moved(from, to)
+	if from != model.Running || to == model.Exited {
+		e.workerChanged(at, w, from, to)
+	}
+	if len(e.observers) > 0 {
+		e.ev = model.WorkerChangedEvent(at, w, from, to)
+		e.fanOut(&e.ev)
+	}
+}
+
+// OnTimerArmed handles TimerArmed: w waits timed until its deadline.
+func (l *listener) OnTimerArmed(at time.Duration, w *model.Worker) {
+	e := (*Engine)(l)
+	if d, ws := w.Deadline(), &e.ws[w.Slot()]; ws.timer == 0 || ws.timer > d {
+		e.armTimer(w, d)
+	}
+	if len(e.observers) > 0 {
+		e.ev = model.TimerArmedEvent(at, w)
+		e.fanOut(&e.ev)
+	}
+}
+
+// Observe handles the model events other than the three of OnStarted,
+// OnWorkerChanged and OnTimerArmed.
 func (l *listener) Observe(ev *model.Event) {
 	e := (*Engine)(l)
 	switch ev.Kind {
-	case model.Started:
-		if ev.Handoff && e.wk != nil {
-			e.handedOff(ev.At, ev.Worker)
-		}
-		if e.hostTasks || ev.Task.Periodic != 0 || ev.Task.Program != 0 {
-			e.taskStarted(ev.At, ev.Worker, ev.Task)
-			break
-		}
-		// The common case, kept inline: the task ends after its service.
-		e.h.push(ev.At+ev.Task.Service, phaseCompletion, ev.Worker)
-		e.lastStart = ev.At
-		e.rec.onStart(ev.At, ev.At, ev.Task)
-	case model.WorkerChanged:
-		e.rec.moved(ev.From, ev.To)
-		if ev.From != model.Running || ev.To == model.Exited {
-			e.workerChanged(ev.At, ev.Worker, ev.From, ev.To)
-		}
-	case model.TimerArmed:
-		if d, ws := ev.Worker.Deadline(), &e.ws[ev.Worker.Slot()]; ws.timer == 0 || ws.timer > d {
-			e.armTimer(ev.Worker, d)
-		}
 	case model.Rejected:
 		e.rejected(ev.At, ev.Task)
 		if e.wk != nil {

@@ -158,7 +158,10 @@ func New(spec Spec, seed uint64) (Source, error) {
 		if ph.Priority.Max < ph.Priority.Min {
 			return nil, &ParamError{fmt.Sprintf("phases[%d].priority.max", i), fmt.Sprintf("%d < min %d", ph.Priority.Max, ph.Priority.Min), "min <= max"}
 		}
-		st := phaseState{Phase: ph, process: processOf(ph.Arrivals.Process)}
+		st := phaseState{Phase: ph, process: processOf(ph.Arrivals.Process), priorities: int64(ph.Priority.Max) - int64(ph.Priority.Min) + 1}
+		if st.process == poissonProcess && ph.Arrivals.Rate > 0 {
+			st.poisson = ph.Arrivals.Rate
+		}
 		if ph.Steps != nil {
 			laws, err := newStepLaws(ph.Steps, seed, stepStreams)
 			if err != nil {
@@ -240,6 +243,8 @@ type phaseState struct {
 	process    process      // Arrivals.Process, decoded once
 	dist       Distribution // the service law (a split law: a *splitDist)
 	exp        *expDist     // dist, when it is an exponential law drawn from a stream (Next draws it directly)
+	poisson    float64      // Arrivals.Rate for a Poisson process with traffic, else 0 (Next draws it directly)
+	priorities int64        // how many priorities the tasks draw from (Priority.Min up): 1 draws none
 	split      bool
 	steps      *stepLaws // Steps' laws (nil: dist)
 }
@@ -272,8 +277,9 @@ func processOf(name string) process {
 type phaseSource struct {
 	phases     []phaseState
 	cur        int
-	arrivalSrc *rand.PCG  // the arrivals' stream, drawn directly on the Poisson path (expFloat64)
-	arrivals   *rand.Rand // the same stream, for the other processes
+	ph         *phaseState // &phases[cur]; nil once done
+	arrivalSrc *rand.PCG   // the arrivals' stream, drawn directly on the Poisson path (expFloat64)
+	arrivals   *rand.Rand  // the same stream, for the other processes
 	failures   *rand.Rand
 	priorities *rand.Rand
 	failure    float64
@@ -287,16 +293,16 @@ type phaseSource struct {
 	t       time.Duration // last arrival time (or the phase start)
 	k       int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
 	burstAt time.Duration // burst: time of the current burst
-	done    bool
 }
 
 func (s *phaseSource) enter(i int) {
 	s.cur = i
 	if i >= len(s.phases) {
-		s.done = true
+		s.ph = nil
 		return
 	}
 	ph := &s.phases[i]
+	s.ph = ph
 	s.t, s.k = ph.start, 0
 	if ph.process == burstProcess {
 		s.burstAt = ph.start + ph.Arrivals.At
@@ -400,39 +406,44 @@ func addSat(t, d time.Duration) time.Duration {
 	return t + d
 }
 
+// Next draws the next arrival. The common case — a Poisson phase with an
+// exponential law drawn from its stream — draws both straight from the
+// streams; every test on the way is decided once per phase (New, enter),
+// not once per arrival.
 func (s *phaseSource) Next() (Arrival, bool) {
-	for !s.done {
-		ph := &s.phases[s.cur]
+	for ph := s.ph; ph != nil; ph = s.ph {
 		var t time.Duration
-		ok := true
-		if ph.process == poissonProcess && ph.Arrivals.Rate > 0 {
-			t = addSat(s.t, seconds(expFloat64(s.arrivalSrc)/ph.Arrivals.Rate)) // nextTime's Poisson case, inline
+		if ph.poisson > 0 {
+			t = addSat(s.t, seconds(expFloat64(s.arrivalSrc)/ph.poisson)) // nextTime's Poisson case, inline
+		} else if nt, ok := s.nextTime(); ok {
+			t = nt
 		} else {
-			t, ok = s.nextTime()
+			t = never // no more arrivals in this phase (end ≤ never)
 		}
-		if !ok || t >= ph.end {
+		if t >= ph.end {
 			s.enter(s.cur + 1)
 			continue
 		}
 		s.t = t
-		a := Arrival{At: t}
-		if ph.steps != nil {
-			a.Service = ph.steps.draw()
-			s.lastSteps = ph.steps.drawn
-		} else if e := ph.exp; e != nil {
+		a := Arrival{At: t, Priority: ph.Priority.Min}
+		if e := ph.exp; e != nil {
 			a.Service = seconds(expFloat64(e.pcg) / e.rate) // e.Sample(), without the interface call
-			s.lastSteps = nil
+		} else if ph.steps != nil {
+			a.Service = ph.steps.draw()
 		} else {
 			a.Service = ph.dist.Sample()
+		}
+		if s.hasSteps {
 			s.lastSteps = nil
+			if ph.steps != nil {
+				s.lastSteps = ph.steps.drawn
+			}
 		}
 		if s.failure > 0 {
 			a.Fails = s.failures.Float64() < s.failure
 		}
-		if p := ph.Priority; p.Max > p.Min {
-			a.Priority = p.Min + int32(s.priorities.Int64N(int64(p.Max-p.Min)+1))
-		} else {
-			a.Priority = p.Min
+		if ph.priorities > 1 {
+			a.Priority += int32(s.priorities.Int64N(ph.priorities))
 		}
 		return a, true
 	}

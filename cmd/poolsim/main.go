@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -55,9 +56,35 @@ func (e *actionError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := startCPUProfile(os.Getenv("POOLSIM_CPUPROFILE"), os.Stderr)
 	code := runMain(ctx, os.Args, os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
+}
+
+// startCPUProfile writes a CPU profile of the whole command to path (none if
+// path is empty) until the returned function is called: what a report of a
+// slow run needs, and what cmd/poolsim/default.pgo, the profile the Go
+// compiler optimises the hot path by, is made of (scripts/pgo.sh).
+func startCPUProfile(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "poolsim: POOLSIM_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(stderr, "poolsim: POOLSIM_CPUPROFILE: %v\n", err)
+		}
+	}
 }
 
 // runMain runs the CLI and returns the exit code. Tests call it in-process.
