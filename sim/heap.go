@@ -238,13 +238,37 @@ func (h *eventHeap) frontFirst() bool {
 	return h.tq.n > 0 && (len(h.es) == 0 || h.tq.buf[h.tq.head].less(&h.es[0]))
 }
 
-// removeTop moves the last entry to the top and sifts it down.
+// removeTop removes the heap's top, bottom-up (Floyd): the hole at the
+// top moves down along the smaller children to a leaf — one comparison a
+// level, not two — and the last entry fills it and sifts up, which it
+// seldom has far to go.
 func (h *eventHeap) removeTop() {
-	n := len(h.es) - 1
-	h.es[0] = h.es[n]
-	h.es[n] = entry{}
-	h.es = h.es[:n]
-	h.down()
+	es := h.es
+	n := len(es) - 1
+	k := 0
+	for {
+		l := 2*k + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && es[r].less(&es[l]) {
+			c = r
+		}
+		es[k] = es[c]
+		k = c
+	}
+	es[k] = es[n]
+	es[n] = entry{}
+	h.es = es[:n]
+	for k > 0 {
+		parent := (k - 1) / 2
+		if !es[k].less(&es[parent]) {
+			break
+		}
+		es[k], es[parent] = es[parent], es[k]
+		k = parent
+	}
 }
 
 // down sifts the top entry down to its place.
