@@ -154,6 +154,7 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	for p := range e.due {
 		e.due[p] = never
 	}
+	e.h.tq.at = never
 	if opt.Observer != nil {
 		e.observers = append(e.observers, opt.Observer)
 	}
@@ -588,7 +589,7 @@ func (e *Engine) skipQuietTimers() bool {
 
 func (e *Engine) armTimer(w *model.Worker, at time.Duration) {
 	e.ws[w.Slot()].timer = at
-	e.h.push(at, phaseKeepAlive, w)
+	e.h.pushTimer(at, w)
 }
 
 func (e *Engine) nextRuntimeAt() time.Duration {

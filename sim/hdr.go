@@ -42,6 +42,7 @@ func hdrIndex(v int64) int {
 }
 
 // record counts d (negative counts as 0, beyond hdrHighest as hdrHighest).
+// It inlines where a task's wait or response is recorded.
 func (h *durHist) record(d time.Duration) {
 	i := hdrIndex(clampHDR(d))
 	h.counts[i]++
@@ -77,41 +78,56 @@ func bucketOf(i int) (k uint, s int64) {
 // equivalent to the one at rank ⌊p/100·total + 0.5⌋ (at least 1, at most
 // total) — the lowest equivalent one for p = 0 — and 0 when empty.
 func (h *durHist) valueAtPercentile(p float64) int64 {
-	if h.total == 0 {
-		return 0
+	var v [1]int64
+	h.valuesAtPercentiles([]float64{p}, v[:])
+	return v[0]
+}
+
+// valuesAtPercentiles sets out[j] to valueAtPercentile(ps[j]), ps in
+// ascending order, in one pass over the counts: the ranks ascend with the
+// percentiles, so each search goes on from where the last one stopped.
+func (h *durHist) valuesAtPercentiles(ps []float64, out []int64) {
+	i, c := h.lo, int64(0) // counts[lo..i] sum to c
+	if i <= h.hi {
+		c = h.counts[i]
 	}
-	p = min(max(p, 0), 100)
-	rank := p/100*float64(h.total) + 0.5
-	var want int64
-	switch {
-	case !(rank >= 1):
-		want = 1
-	case rank >= float64(h.total):
-		want = h.total
-	default:
-		want = int64(rank)
-	}
-	var c int64
-	for i := h.lo; i <= h.hi; i++ {
-		c += h.counts[i]
+	for j, p := range ps {
+		out[j] = 0
+		if h.total == 0 {
+			continue
+		}
+		p = min(max(p, 0), 100)
+		rank := p/100*float64(h.total) + 0.5
+		var want int64
+		switch {
+		case !(rank >= 1):
+			want = 1
+		case rank >= float64(h.total):
+			want = h.total
+		default:
+			want = int64(rank)
+		}
+		for c < want && i < h.hi {
+			i++
+			c += h.counts[i]
+		}
 		if c >= want {
 			k, s := bucketOf(i)
 			if p == 0 {
-				return s << k
+				out[j] = s << k
+			} else {
+				out[j] = (s+1)<<k - 1
 			}
-			return (s+1)<<k - 1
 		}
 	}
-	return 0
 }
 
 func clampHDR(d time.Duration) int64 {
-	v := int64(d)
-	if v < 0 {
+	if uint64(d) <= uint64(hdrHighest) { // the common case, one comparison
+		return int64(d)
+	}
+	if d < 0 {
 		return 0
 	}
-	if v > hdrHighest {
-		return hdrHighest
-	}
-	return v
+	return hdrHighest
 }

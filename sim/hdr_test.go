@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,6 +42,15 @@ func TestDurHistMatchesHDR(t *testing.T) {
 				for _, q := range qs {
 					if w, g := ref.ValueAtQuantile(q), got.valueAtPercentile(q); w != g {
 						t.Fatalf("%s, n=%d, round %d: quantile %v: durHist %d, hdrhistogram-go %d", name, n, round, q, g, w)
+					}
+				}
+				// All at once, in one pass (cdf): the same values.
+				sorted := slices.Sorted(slices.Values(qs))
+				vals := make([]int64, len(sorted))
+				got.valuesAtPercentiles(sorted, vals)
+				for j, q := range sorted {
+					if w := ref.ValueAtQuantile(q); vals[j] != w {
+						t.Fatalf("%s, n=%d, round %d: quantile %v in one pass: durHist %d, hdrhistogram-go %d", name, n, round, q, vals[j], w)
 					}
 				}
 				ref.Reset()

@@ -54,9 +54,13 @@ type event struct {
 func (e *Engine) nextEvent() (event, bool) {
 again:
 	at, ph := never, phase(0)
-	if e.h.len() > 0 {
-		top := e.h.peek()
+	top := e.h.top()
+	if top != nil {
 		at, ph = top.at, top.phase()
+	}
+	fromQ := e.h.queueFirst(top, at) // the earliest is the timer queue's front
+	if fromQ {
+		at, ph = e.h.tq.at, phaseKeepAlive
 	}
 	if e.due[phaseResource] < at {
 		at, ph = e.due[phaseResource], phaseResource
@@ -73,7 +77,11 @@ again:
 	ev := event{at: at, phase: ph}
 	switch ph {
 	case phaseCompletion, phaseCPU, phaseKeepAlive, phaseWake:
-		ev.w = e.h.pop().w
+		if fromQ {
+			ev.w = e.h.tq.pop()
+		} else {
+			ev.w = e.h.take()
+		}
 		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.sc.Duration) {
 			// A timer that changes nothing: its books kept, it is
 			// counted as the event it would have been, and the state
@@ -135,14 +143,34 @@ func (e *entry) phase() phase { return phase(e.key >> 56) }
 // eventHeap is a binary min-heap of entries by value: pushing and popping
 // allocate nothing once the slice has grown (container/heap would box every
 // entry in an interface).
+//
+// The engine takes the top entry (take) and leaves it in place: the next
+// push replaces it — one sift-down instead of a pop's and a push's, the
+// common case of a worker whose task ended and that takes the next one, or
+// parks with a timer — and the next look at the heap (top) removes it if
+// no push came. The entries' keys are unique, so the order in which they
+// come out does not depend on how the heap holds them.
+//
+// Beside the heap, a FIFO holds the keepAlive timers armed in time order
+// (timerQueue); nextEvent compares its front with the heap's top.
 type eventHeap struct {
 	es  []entry
 	seq uint64
+	// taken: es[0] was handed out by take and is gone from the heap.
+	taken bool
+	tq    timerQueue
 }
 
 func (h *eventHeap) push(at time.Duration, ph phase, w *model.Worker) {
 	h.seq++
-	h.es = append(h.es, entry{at: at, key: uint64(ph)<<56 | h.seq, w: w})
+	x := entry{at: at, key: uint64(ph)<<56 | h.seq, w: w}
+	if h.taken {
+		h.taken = false
+		h.es[0] = x
+		h.down()
+		return
+	}
+	h.es = append(h.es, x)
 	es := h.es
 	k := len(es) - 1
 	for k > 0 {
@@ -155,14 +183,74 @@ func (h *eventHeap) push(at time.Duration, ph phase, w *model.Worker) {
 	}
 }
 
+// pushTimer adds w's keepAlive timer at at: to the timer queue if it is
+// not earlier than the queue's last, to the heap otherwise.
+func (h *eventHeap) pushTimer(at time.Duration, w *model.Worker) {
+	if at < h.tq.last {
+		h.push(at, phaseKeepAlive, w)
+		return
+	}
+	h.seq++
+	h.tq.push(entry{at: at, key: uint64(phaseKeepAlive)<<56 | h.seq, w: w})
+}
+
+// queueFirst reports whether the timer queue's front comes before top,
+// the heap's top (nil: none) whose time is at (never: none).
+func (h *eventHeap) queueFirst(top *entry, at time.Duration) bool {
+	return h.tq.at <= at && h.tq.n > 0 && (top == nil || h.tq.buf[h.tq.head].less(top))
+}
+
+// top returns the earliest entry (nil: none), after removing a taken one.
+func (h *eventHeap) top() *entry {
+	if h.taken {
+		h.taken = false
+		h.removeTop()
+	}
+	if len(h.es) == 0 {
+		return nil
+	}
+	return &h.es[0]
+}
+
+// take hands out the worker of the top entry (top has just returned it),
+// which leaves the heap; its place goes to the next push.
+func (h *eventHeap) take() *model.Worker {
+	h.taken = true
+	return h.es[0].w
+}
+
+// pop removes and returns the earliest entry, of the heap or the timer
+// queue: for an eventHeap that take is not used on (calledExecutor's).
 func (h *eventHeap) pop() entry {
+	if h.frontFirst() {
+		x := h.tq.buf[h.tq.head]
+		h.tq.pop()
+		return x
+	}
+	top := h.es[0]
+	h.removeTop()
+	return top
+}
+
+// frontFirst reports whether the timer queue's front comes before the
+// heap's top.
+func (h *eventHeap) frontFirst() bool {
+	return h.tq.n > 0 && (len(h.es) == 0 || h.tq.buf[h.tq.head].less(&h.es[0]))
+}
+
+// removeTop moves the last entry to the top and sifts it down.
+func (h *eventHeap) removeTop() {
+	n := len(h.es) - 1
+	h.es[0] = h.es[n]
+	h.es[n] = entry{}
+	h.es = h.es[:n]
+	h.down()
+}
+
+// down sifts the top entry down to its place.
+func (h *eventHeap) down() {
 	es := h.es
-	top := es[0]
-	n := len(es) - 1
-	es[0] = es[n]
-	es[n] = entry{}
-	es = es[:n]
-	h.es = es
+	n := len(es)
 	k := 0
 	for {
 		l := 2*k + 1
@@ -179,9 +267,60 @@ func (h *eventHeap) pop() entry {
 		es[k], es[c] = es[c], es[k]
 		k = c
 	}
-	return top
 }
 
-func (h *eventHeap) len() int { return len(h.es) }
+// len and peek look at an eventHeap that take is not used on
+// (calledExecutor's).
+func (h *eventHeap) len() int { return len(h.es) + h.tq.n }
 
-func (h *eventHeap) peek() *entry { return &h.es[0] }
+func (h *eventHeap) peek() *entry {
+	if h.frontFirst() {
+		return &h.tq.buf[h.tq.head]
+	}
+	return &h.es[0]
+}
+
+// timerQueue is a FIFO of keepAlive timers, a ring buffer: with a constant
+// keepAlive, timers are armed at now + keepAlive, in nondecreasing time
+// order and with increasing sequence numbers, so the queue is ordered by
+// (time, phase, sequence number) as the heap is and its front is its
+// earliest. A timer earlier than the last one queued (a keepAlive lowered
+// at runtime, a re-arm at the end of a wait that began before the last
+// timer was armed) goes to the heap.
+type timerQueue struct {
+	buf     []entry // len(buf) is 0 or a power of two
+	head, n int
+	at      time.Duration // the front's time (never when empty: NewEngine sets it)
+	last    time.Duration // the last one's time (0: empty)
+}
+
+func (q *timerQueue) push(x entry) {
+	if q.n == len(q.buf) {
+		buf := make([]entry, max(2*len(q.buf), 16))
+		for i := 0; i < q.n; i++ {
+			buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = buf, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = x
+	if q.n == 0 {
+		q.at = x.at
+	}
+	q.n++
+	q.last = x.at
+}
+
+// pop removes the front entry and returns its worker.
+func (q *timerQueue) pop() *model.Worker {
+	f := &q.buf[q.head]
+	w := f.w
+	*f = entry{}
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	if q.n == 0 {
+		q.at, q.last = never, 0
+	} else {
+		q.at = q.buf[q.head].at
+	}
+	return w
+}

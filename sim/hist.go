@@ -31,13 +31,14 @@ const (
 	smallN  = 16
 )
 
+// histIndex is the bucket of d >= 0: d itself below 2^(subBits+1), then
+// 64 buckets per power of two, bucket (e+1)·64 + (d>>e) − 64 for the
+// power 2^(e+subBits+1) ≤ d. Without a branch: the OR makes the exponent
+// 0 below 2^(subBits+1) (hdrIndex does the same).
 func histIndex(d time.Duration) int {
 	v := uint64(d)
-	if v < 1<<subBits {
-		return int(v)
-	}
-	e := bits.Len64(v) - 1 - subBits // exponent above the sub-bucket range
-	return (e+1)<<subBits | int((v>>uint(e))&(1<<subBits-1))
+	e := bits.Len64(v|(1<<(subBits+1)-1)) - (subBits + 1) // exponent above the sub-bucket range
+	return (e+1)<<subBits + int(v>>uint(e)) - 1<<subBits
 }
 
 // histValue is the midpoint of bucket i.
@@ -54,7 +55,14 @@ func (h *intervalHist) record(d time.Duration) {
 	d = max(d, 0)
 	if h.n >= smallN {
 		if h.n == smallN {
-			h.spill()
+			// The interval's smallN+1st value: the exactly kept values
+			// move into the counts; from then on it counts. Written out
+			// here, not called, so that record needs no stack frame.
+			i := histIndex(h.small[0])
+			h.lo, h.hi, h.touched = i, i, true
+			for _, v := range &h.small {
+				h.count(v)
+			}
 		}
 		h.count(d)
 	} else {
@@ -67,20 +75,7 @@ func (h *intervalHist) record(d time.Duration) {
 	}
 }
 
-// spill moves the exactly kept values into the counts, when the interval's
-// smallN+1st value comes: from then on it counts. Kept out of line so that
-// count, on every task's path, inlines into record.
-//
-//go:noinline
-func (h *intervalHist) spill() {
-	i := histIndex(h.small[0])
-	h.lo, h.hi, h.touched = i, i, true
-	for _, v := range h.small {
-		h.count(v)
-	}
-}
-
-// count adds d to its bucket; the range [lo, hi] is set (spill).
+// count adds d to its bucket; the range [lo, hi] is set (record).
 func (h *intervalHist) count(d time.Duration) {
 	i := histIndex(d)
 	if i < h.lo {
@@ -88,8 +83,10 @@ func (h *intervalHist) count(d time.Duration) {
 	} else if i > h.hi {
 		h.hi = i
 	}
-	h.counts[i]++
-	h.coarse[i>>subBits]++
+	// histIndex is below 58·64 (d < 2^63): the masks change no index and
+	// spare record its bounds checks, and so its stack frame.
+	h.counts[i&(len(h.counts)-1)]++
+	h.coarse[i>>subBits&(len(h.coarse)-1)]++
 }
 
 // quantile returns the q-quantile (0 < q <= 1) in seconds, NaN when empty.

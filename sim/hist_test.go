@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -54,6 +55,44 @@ func TestIntervalHist(t *testing.T) {
 	h.reset()
 	if !math.IsNaN(h.quantile(0.5)) || !math.IsNaN(h.mean()) {
 		t.Error("an empty interval must give NaN (an empty cell), not a number")
+	}
+}
+
+// TestHistIndex: the branch-free bucket index is the geometry's (values
+// below 64 exact, then 64 buckets per power of two, the index 64·(e+1)
+// plus the 6 bits below the leading one for 2^(e+6) ≤ v < 2^(e+7)), at
+// every bucket boundary up to 2^62 and at random values, and histValue
+// falls in the bucket it names.
+func TestHistIndex(t *testing.T) {
+	ref := func(v uint64) int { // the geometry, written the long way
+		if v < 64 {
+			return int(v)
+		}
+		e := bits.Len64(v) - 7
+		return (e+1)*64 + int((v>>uint(e))&63)
+	}
+	check := func(v uint64) {
+		if got, want := histIndex(time.Duration(v)), ref(v); got != want {
+			t.Fatalf("histIndex(%d) = %d, want %d", v, got, want)
+		}
+	}
+	for v := uint64(0); v < 1<<12; v++ {
+		check(v)
+	}
+	for e := 6; e < 62; e++ {
+		for s := uint64(64); s < 128; s++ {
+			lo := s << uint(e-6)
+			check(lo)
+			check(lo - 1)
+			check(lo + 1)
+			if m := histValue(ref(lo)); ref(uint64(m)) != ref(lo) {
+				t.Fatalf("histValue(%d) = %d lies outside its bucket", ref(lo), m)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		check(rng.Uint64() >> uint(rng.IntN(63)+1))
 	}
 }
 

@@ -41,9 +41,7 @@ func (l *listener) OnStarted(at time.Duration, w *model.Worker, t *model.Task, h
 // OnWorkerChanged handles WorkerChanged: w went from state from to to.
 func (l *listener) OnWorkerChanged(at time.Duration, w *model.Worker, from, to model.State) {
 	e := (*Engine)(l)
-	rec := e.rec
-	rec.count[from]--
-	rec.count[to]++
+	e.rec.moved(from, to)
 	if from != model.Running || to == model.Exited {
 		e.workerChanged(at, w, from, to)
 	}
@@ -146,7 +144,6 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 	switch {
 	case from == model.Starting:
 		rec.threadsCreated++
-		rec.poolSize++
 		e.newWorkerState(w)
 		if ts := e.threadStart; ts > 0 {
 			// Thread.start() takes the caller's time; the thread runs
@@ -174,7 +171,6 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 	}
 	if to == model.Exited {
 		rec.threadsExited++
-		rec.poolSize--
 		for _, r := range e.res {
 			r.ThreadEnded(thread(w))
 		}

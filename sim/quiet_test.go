@@ -72,14 +72,14 @@ workload:
 // TestMergeExact: the integrals may be cut at fewer instants only while
 // each would stay below 2^52 up to the end.
 func TestMergeExact(t *testing.T) {
-	r := &recorder{poolSize: 10}
+	r := &recorder{poolSize: 10, eager: true}
 	if !r.mergeExact(1 << 40) {
 		t.Error("10 threads × 2^40 ns is far below 2^52: mergeExact said no")
 	}
 	if r.mergeExact(1 << 49) {
 		t.Error("10 threads × 2^49 ns passes 2^52: mergeExact said yes")
 	}
-	r = &recorder{queueLen: 1, areaQueue: 1 << 52}
+	r = &recorder{queueLen: 1, areaQueue: 1 << 52, eager: true}
 	if r.mergeExact(1) {
 		t.Error("an integral already at 2^52: mergeExact said yes")
 	}

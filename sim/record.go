@@ -29,17 +29,33 @@ type recorder struct {
 	poolSize, queueLen int
 
 	// Steady state (from warmup on).
-	lastT                                                 time.Duration
-	areaPool, areaBusy, areaTimed, areaUntimed, areaQueue float64 // count × nanoseconds
-	poolSizeMax, queueLenMax                              int
-	wait, response                                        *durHist
-	waitSum, responseSum                                  float64 // nanoseconds
-	waitMax, responseMax                                  time.Duration
-	nWait, nResponse                                      int64
-	submitDelaySum                                        float64 // nanoseconds
-	submitDelayMax                                        time.Duration
-	nSubmitSteady                                         int64
-	callerBusy                                            time.Duration // time the submitter spent running rejected tasks
+	// lastT is the instant of the event being recorded (advance).
+	lastT time.Duration
+	// The state integrals, count × nanoseconds from the warmup on: of the
+	// pool's size, of the workers by state (the Running, IdleTimed and
+	// IdleUntimed slots of area) and of the queue. Lazily, each is
+	// integrated when its count changes, up to that instant from its since
+	// (integrate), and the running workers' is the pool's less the idle
+	// ones'; once eager, all at every event (advanceSlow). areas reads
+	// them up to lastT either way.
+	area                  [model.Exited + 1]float64
+	since                 [model.Exited + 1]time.Duration
+	areaPool, areaQueue   float64
+	poolSince, queueSince time.Duration
+	lazy                  uint          // counts below it keep the lazy integrals exact (lazyBound)
+	eager                 bool          // the integrals are eager
+	slowUntil             time.Duration // advance takes its slow path while lastT is below it
+	// The largest pool and queue of the steady state, after each event
+	// and at the warmup; until the warmup, notYet (maxima).
+	poolSizeMax, queueLenMax int
+	wait, response           *durHist
+	waitSum, responseSum     float64 // nanoseconds
+	waitMax, responseMax     time.Duration
+	nWait, nResponse         int64
+	submitDelaySum           float64 // nanoseconds
+	submitDelayMax           time.Duration
+	nSubmitSteady            int64
+	callerBusy               time.Duration // time the submitter spent running rejected tasks
 	// Idle gaps: from a worker becoming idle to its next task, or to its
 	// exit while idle (a keepAlive expiry, a shrink or a shutdown).
 	nGap, nIdleExit                    int64
@@ -106,7 +122,58 @@ func newRecorder(sc *scenarios.Scenario, timeline, samples bool) *recorder {
 	if timeline {
 		r.ivResponse = intervalHists.Get().(*intervalHist)
 	}
+	r.lazy = lazyBound(sc.Duration - sc.Warmup)
+	w := sc.Warmup
+	r.since = [...]time.Duration{model.Starting: noSince, model.Running: noSince, model.IdleTimed: w, model.IdleUntimed: w, model.Exited: noSince}
+	r.poolSince, r.queueSince = w, w
+	r.slowUntil = max(w, 1) // the first event after 0 takes the slow path
+	if w > 0 {
+		r.poolSizeMax, r.queueLenMax = notYet, notYet
+	}
 	return r
+}
+
+// notYet is the maxima's value before the warmup: no count is above it,
+// so that settle need not ask whether the steady state has begun.
+const notYet = math.MaxInt
+
+// maxima returns the steady state's largest pool and queue (0 before the
+// warmup).
+func (r *recorder) maxima() (pool, queue int) {
+	if r.poolSizeMax == notYet {
+		return 0, 0
+	}
+	return r.poolSizeMax, r.queueLenMax
+}
+
+// noSince is the since of an integral not kept lazily (the slots of the
+// running workers, derived, and of Starting and Exited, unused; every one
+// once eager): integrate never adds to it.
+const noSince = time.Duration(math.MaxInt64)
+
+// lazyBound is the bound below which every count keeps the lazy integrals
+// over a steady state of span nanoseconds exact: a power of two 2^m, the
+// largest with (2^m − 1)·span < 2^52 (1 when even a count of 1 might not).
+//
+// Why exact: an integral is a float64 sum of terms count × nanoseconds,
+// each an integer. With every count at most 2^m − 1 — the pool's size
+// bounds the counts by state — each term, each partial sum, the integral
+// of the pool's size (the sum of those by state) and the eager sums stay
+// at most 2^52, where float64 holds every integer: the lazy sums c·(d1+d2)
+// and the eager ones c·d1 + c·d2 are the same exact integer, bit for bit
+// (recorder.mergeExact and TestQuietTimersSameBits make the same argument).
+// Counts come from advance, the first to see a state that holds over a
+// span, before any integral covers it: a larger count switches the
+// recorder to the eager integrals at that instant, where both agree.
+func lazyBound(span time.Duration) uint {
+	if span <= 0 {
+		return 1 << 62 // no steady state: nothing is ever integrated
+	}
+	b := uint(1) // counts below 1: nothing to integrate, trivially exact
+	for b < 1<<62 && float64(2*b-1)*float64(span) < 1<<52 {
+		b *= 2
+	}
+	return b
 }
 
 // release returns the histograms for reuse; the recorder must not be used
@@ -135,63 +202,189 @@ func (r *recorder) release() {
 
 func (r *recorder) steady(t time.Duration) bool { return t >= r.warmup }
 
-// advance integrates the state held since the last event up to t.
+// advance moves the recorder to the instant t of the next event. The lazy
+// integrals need nothing of it but the instant; the slow path, before the
+// warmup and for eager integrals or resources, does the rest.
 func (r *recorder) advance(t time.Duration) {
-	if t <= r.lastT {
-		return
-	}
-	from := r.lastT
-	if from < r.warmup {
-		from = r.warmup
-		if t >= r.warmup {
-			r.observeMax() // the state that holds at the warmup boundary
+	if t > r.lastT {
+		if r.lastT < r.slowUntil {
+			r.advanceSlow(t)
 		}
+		r.lastT = t
 	}
-	if t > from {
+}
+
+// advanceSlow is advance's work besides the instant: the maxima take the
+// state that holds at the warmup boundary; the state that holds since the
+// last event — the one before the first event too, which no settle saw —
+// must keep the lazy integrals exact (checkLazy); the eager integrals and
+// the resources' integrate it. Kept out of line: once past the warmup,
+// the common run never comes here.
+//
+//go:noinline
+func (r *recorder) advanceSlow(t time.Duration) {
+	if r.lastT < r.warmup && t >= r.warmup {
+		// The steady state begins, with the state that holds at its
+		// boundary.
+		r.poolSizeMax, r.queueLenMax = r.poolSize, r.queueLen
+	}
+	r.checkLazy()
+	if from := max(r.lastT, r.warmup); t > from {
 		dt := float64(t - from) // nanoseconds; scaled to seconds once, at the end
-		r.areaPool += float64(r.poolSize) * dt
-		r.areaBusy += float64(r.count[model.Running]) * dt
-		r.areaTimed += float64(r.count[model.IdleTimed]) * dt
-		r.areaUntimed += float64(r.count[model.IdleUntimed]) * dt
-		r.areaQueue += float64(r.queueLen) * dt
+		if r.eager {
+			r.areaPool += float64(r.poolSize) * dt
+			r.area[model.Running] += float64(r.count[model.Running]) * dt
+			r.area[model.IdleTimed] += float64(r.count[model.IdleTimed]) * dt
+			r.area[model.IdleUntimed] += float64(r.count[model.IdleUntimed]) * dt
+			r.areaQueue += float64(r.queueLen) * dt
+		}
 		if r.res != nil {
 			r.advanceResources(dt)
 		}
 	}
-	r.lastT = t
+	if r.eager || r.res != nil {
+		r.slowUntil = noSince // at every event from now on
+	}
+}
+
+// checkLazy switches the state integrals to eager ones, at lastT, if the
+// state that holds from then on could make the lazy ones inexact
+// (lazyBound): up to lastT, they are exact and equal the eager ones.
+func (r *recorder) checkLazy() {
+	if uint(r.poolSize|r.queueLen) >= r.lazy {
+		r.toEager()
+	}
+}
+
+// lazyHolds: a count has changed to n at the current instant (the queue's
+// length, the pool's size; the other counts are at most the pool's size);
+// if n could make the lazy integrals inexact, the next advance switches
+// them to eager ones (checkLazy) before it integrates any span of it.
+func (r *recorder) lazyHolds(n int) {
+	if uint(n) >= r.lazy {
+		r.slowUntil = noSince
+	}
+}
+
+// toEager switches the state integrals to eager ones at lastT.
+//
+//go:noinline
+func (r *recorder) toEager() {
+	r.areaPool, r.area[model.Running], r.area[model.IdleTimed], r.area[model.IdleUntimed], r.areaQueue = r.areas()
+	r.eager, r.lazy, r.slowUntil = true, math.MaxUint, noSince
+	for s := range r.since {
+		r.since[s] = noSince
+	}
+	r.poolSince, r.queueSince = noSince, noSince
+}
+
+// integrate brings the lazy integral of the workers in state s up to the
+// current instant, before their count changes (a no-op for the running
+// workers, once eager, before the warmup and at an instant already
+// integrated).
+func (r *recorder) integrate(s model.State) {
+	if d := r.lastT - r.since[s]; d > 0 {
+		r.area[s] += float64(r.count[s]) * float64(d)
+		r.since[s] = r.lastT
+	}
+}
+
+// moved counts a worker's change of state (the model's setState, R56–R60)
+// at the current instant; a new thread (from Starting) joins the pool, an
+// exited one leaves it.
+func (r *recorder) moved(from, to model.State) {
+	if from == model.Starting || to == model.Exited {
+		r.resized(from, to)
+	}
+	r.integrate(from)
+	r.count[from]--
+	r.integrate(to)
+	r.count[to]++
+}
+
+// resized integrates the pool's size up to the current instant and
+// changes it: a thread started (from Starting), one ended (to Exited).
+func (r *recorder) resized(from, to model.State) {
+	if d := r.lastT - r.poolSince; d > 0 {
+		r.areaPool += float64(r.poolSize) * float64(d)
+		r.poolSince = r.lastT
+	}
+	if from == model.Starting {
+		r.poolSize++
+		r.lazyHolds(r.poolSize)
+	}
+	if to == model.Exited {
+		r.poolSize--
+	}
+}
+
+// areas returns the state integrals up to lastT — of the pool's size, the
+// workers running, idle in a timed wait, idle in an untimed one, and the
+// queue — without changing them. The lazy integral of the running workers
+// is the pool's less the idle ones' (exact, lazyBound).
+func (r *recorder) areas() (pool, busy, timed, untimed, queue float64) {
+	at := func(area float64, count int, since time.Duration) float64 {
+		if d := r.lastT - since; d > 0 {
+			return area + float64(count)*float64(d)
+		}
+		return area
+	}
+	timed = at(r.area[model.IdleTimed], r.count[model.IdleTimed], r.since[model.IdleTimed])
+	untimed = at(r.area[model.IdleUntimed], r.count[model.IdleUntimed], r.since[model.IdleUntimed])
+	queue = at(r.areaQueue, r.queueLen, r.queueSince)
+	if r.eager {
+		return r.areaPool, r.area[model.Running], timed, untimed, queue
+	}
+	pool = at(r.areaPool, r.poolSize, r.poolSince)
+	return pool, pool - timed - untimed, timed, untimed, queue
 }
 
 // mergeExact reports whether advance may skip an instant at which nothing
 // changes, up to end, and leave every state integral the same to the last
-// bit. An integral is a float64 sum of count × nanoseconds, every term and
-// partial sum an integer; below 2^53 each of them is exact, so the terms
-// c·d1 + c·d2 of two segments sum to exactly c·(d1+d2), the one term of
-// the merged segment. It holds when every integral would stay below 2^52
-// (a margin for the rounding of this check) even if its count held to end.
+// bit. The lazy integrals do not depend on the instants advance sees, as
+// long as the state that holds keeps them exact (lazyBound) — it holds on
+// across the skipped instant. An eager integral is a float64 sum of
+// count × nanoseconds, every term and partial sum an integer; below 2^53
+// each of them is exact, so the terms c·d1 + c·d2 of two segments sum to
+// exactly c·(d1+d2), the one term of the merged segment. It holds when
+// every integral would stay below 2^52 (a margin for the rounding of this
+// check) even if its count held to end.
 // The resources' integrals are not checked: a run with resources does not
 // skip (skipQuietTimers).
 func (r *recorder) mergeExact(end time.Duration) bool {
+	if !r.eager {
+		return uint(r.poolSize|r.queueLen) < r.lazy
+	}
 	const exact = 1 << 52
 	rem := float64(end - r.lastT)
-	return r.areaPool+float64(r.poolSize)*rem < exact && r.areaBusy+float64(r.count[model.Running])*rem < exact &&
-		r.areaTimed+float64(r.count[model.IdleTimed])*rem < exact && r.areaUntimed+float64(r.count[model.IdleUntimed])*rem < exact &&
+	return r.areaPool+float64(r.poolSize)*rem < exact && r.area[model.Running]+float64(r.count[model.Running])*rem < exact &&
+		r.area[model.IdleTimed]+float64(r.count[model.IdleTimed])*rem < exact && r.area[model.IdleUntimed]+float64(r.count[model.IdleUntimed])*rem < exact &&
 		r.areaQueue+float64(r.queueLen)*rem < exact
 }
 
-func (r *recorder) observeMax() {
+// settle records the state after an event at now: the queue's length
+// (queued) and the pool's largest size in the steady state (notYet before
+// it).
+func (r *recorder) settle(now time.Duration, queueLen int) {
+	if queueLen != r.queueLen {
+		r.queued(queueLen)
+	}
 	if r.poolSize > r.poolSizeMax {
 		r.poolSizeMax = r.poolSize
 	}
-	if r.queueLen > r.queueLenMax {
-		r.queueLenMax = r.queueLen
-	}
 }
 
-// settle records the state after an event at now.
-func (r *recorder) settle(now time.Duration, queueLen int) {
-	r.queueLen = queueLen
-	if r.steady(now) {
-		r.observeMax()
+// queued records the queue's new length q after an event: its integral up
+// to now, its steady-state maximum (notYet before).
+func (r *recorder) queued(q int) {
+	if d := r.lastT - r.queueSince; d > 0 { // the queue's integrate
+		r.areaQueue += float64(r.queueLen) * float64(d)
+		r.queueSince = r.lastT
+	}
+	r.queueLen = q
+	r.lazyHolds(q)
+	if q > r.queueLenMax {
+		r.queueLenMax = q
 	}
 }
 
@@ -207,7 +400,7 @@ func (r *recorder) resetInterval() {
 // checkConservation panics if a task was lost or counted twice (tests).
 func (r *recorder) checkConservation(p model.Executor) {
 	busy, timed, untimed := r.count[model.Running], r.count[model.IdleTimed], r.count[model.IdleUntimed]
-	if r.poolSize != p.PoolSize() || busy != p.ActiveCount() ||
+	if r.poolSize != p.PoolSize() || r.poolSize != busy+timed+untimed || busy != p.ActiveCount() ||
 		timed != p.Count(model.IdleTimed) || untimed != p.Count(model.IdleUntimed) {
 		panic(fmt.Sprintf("sim: recorded counts pool=%d busy=%d timed=%d untimed=%d disagree with the model's %d/%d/%d/%d",
 			r.poolSize, busy, timed, untimed, p.PoolSize(), p.ActiveCount(), p.Count(model.IdleTimed), p.Count(model.IdleUntimed)))
@@ -222,9 +415,6 @@ func (r *recorder) checkConservation(p model.Executor) {
 // at start (later than now on a thread still starting).
 func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 	wait := start - t.Arrival
-	if rec.ivWait != nil {
-		rec.ivWait.record(wait)
-	}
 	if rec.steady(now) {
 		rec.serviceSum += float64(t.Service)
 		rec.nWait++
@@ -233,6 +423,9 @@ func (rec *recorder) onStart(now, start time.Duration, t *model.Task) {
 			rec.waitMax = wait
 		}
 		rec.wait.record(wait)
+	}
+	if rec.ivWait != nil { // last: nothing is live across the call
+		rec.ivWait.record(wait)
 	}
 }
 
@@ -271,9 +464,6 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 		rec.failed++
 	}
 	resp := now - t.Arrival
-	if rec.ivResponse != nil {
-		rec.ivResponse.record(resp)
-	}
 	if rec.steady(now) {
 		rec.nResponse++
 		rec.responseSum += float64(resp) // nanoseconds
@@ -281,6 +471,9 @@ func (rec *recorder) onComplete(now time.Duration, w *model.Worker) {
 			rec.responseMax = resp
 		}
 		rec.response.record(resp)
+	}
+	if rec.ivResponse != nil { // last: nothing is live across the call
+		rec.ivResponse.record(resp)
 	}
 }
 
@@ -304,9 +497,14 @@ func cdf(h *durHist, n int64, max time.Duration) []Quantile {
 	if n == 0 {
 		return nil
 	}
+	ps, vals := make([]float64, len(CDFQuantiles)), make([]int64, len(CDFQuantiles))
+	for i, q := range CDFQuantiles {
+		ps[i] = q * 100
+	}
+	h.valuesAtPercentiles(ps, vals) // one pass: CDFQuantiles ascend
 	out := make([]Quantile, len(CDFQuantiles))
 	for i, q := range CDFQuantiles {
-		out[i] = Quantile{q, quantile(h, n, q, max)}
+		out[i] = Quantile{q, capped(vals[i], max)}
 		if q == 1 {
 			out[i].Seconds = max.Seconds()
 		}
@@ -320,9 +518,10 @@ func quantile(h *durHist, n int64, q float64, max time.Duration) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	v := time.Duration(h.valueAtPercentile(q * 100))
-	if v > max {
-		v = max
-	}
-	return v.Seconds()
+	return capped(h.valueAtPercentile(q*100), max)
+}
+
+// capped is an HDR value in seconds, never above the exact maximum.
+func capped(v int64, max time.Duration) float64 {
+	return min(time.Duration(v), max).Seconds()
 }

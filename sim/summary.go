@@ -285,6 +285,8 @@ func at(ok bool, d time.Duration) Stat {
 func (e *Engine) summary() Summary {
 	rec, p := e.rec, e.pool
 	st := steady{float64(e.now - e.sc.Warmup)}
+	areaPool, areaBusy, areaTimed, areaUntimed, areaQueue := rec.areas()
+	poolSizeMax, queueLenMax := rec.maxima()
 	s := Summary{
 		Name:                  e.sc.Name,
 		Seed:                  e.sc.Seed,
@@ -299,13 +301,13 @@ func (e *Engine) summary() Summary {
 		Failed:                rec.failed,
 		LargestPoolSize:       p.LargestPoolSize(),
 		FinalPoolSize:         p.PoolSize(),
-		PoolSizeMean:          st.mean(rec.areaPool),
-		PoolSizeMax:           rec.poolSizeMax,
-		BusyMean:              st.mean(rec.areaBusy),
-		IdleTimedMean:         st.mean(rec.areaTimed),
-		IdleUntimedMean:       st.mean(rec.areaUntimed),
-		QueueLenMean:          st.mean(rec.areaQueue),
-		QueueLenMax:           rec.queueLenMax,
+		PoolSizeMean:          st.mean(areaPool),
+		PoolSizeMax:           poolSizeMax,
+		BusyMean:              st.mean(areaBusy),
+		IdleTimedMean:         st.mean(areaTimed),
+		IdleUntimedMean:       st.mean(areaUntimed),
+		QueueLenMean:          st.mean(areaQueue),
+		QueueLenMax:           queueLenMax,
 		FinalIdleTimed:        p.Count(model.IdleTimed),
 		FinalIdleUntime:       p.Count(model.IdleUntimed),
 		FinalBusy:             p.ActiveCount(),
