@@ -83,7 +83,7 @@ case_tps() {
   awk -v n="$n" -v ns=$((t1 - t0)) 'BEGIN {printf "%.0f", n / (ns / 1e9)}'
 }
 
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+median() { sort -g | awk '{v[NR]=$1} END {printf "%.6f\n", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "poolsim vs the floor, $rounds interleaved rounds on $(nproc) CPUs ($(uname -m)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do

@@ -263,11 +263,15 @@ type logNormal struct {
 	mu, sigma float64
 }
 
+// sample is distuv.LogNormal.Rand — exp(N(0,1)·σ + μ) — with the normal
+// drawn from the same stream by the same ziggurat.
+func (l *logNormal) sample() time.Duration {
+	return seconds(math.Exp(normFloat64(l.pcg)*l.sigma + l.mu))
+}
+
 func (r *rander) Sample() time.Duration {
 	if l := r.logNormal; l != nil {
-		// distuv.LogNormal.Rand: exp(N(0,1)·σ + μ), the normal drawn from the
-		// same stream by the same ziggurat.
-		return seconds(math.Exp(normFloat64(l.pcg)*l.sigma + l.mu))
+		return l.sample()
 	}
 	return seconds(r.r.Rand())
 }

@@ -191,8 +191,13 @@ func New(spec Spec, seed uint64) (Source, error) {
 				return nil, err
 			}
 			st.dist = d
-			if e, ok := d.(*expDist); ok && e.pcg != nil {
-				st.exp = e
+			switch d := d.(type) {
+			case *expDist:
+				if d.pcg != nil {
+					st.exp = d
+				}
+			case *rander:
+				st.logNormal = d.logNormal
 			}
 		}
 		st.start = start
@@ -243,6 +248,7 @@ type phaseState struct {
 	process    process      // Arrivals.Process, decoded once
 	dist       Distribution // the service law (a split law: a *splitDist)
 	exp        *expDist     // dist, when it is an exponential law drawn from a stream (Next draws it directly)
+	logNormal  *logNormal   // dist's, when it is a lognormal law drawn from a stream (likewise)
 	poisson    float64      // Arrivals.Rate for a Poisson process with traffic, else 0 (Next draws it directly)
 	priorities int64        // how many priorities the tasks draw from (Priority.Min up): 1 draws none
 	split      bool
@@ -406,9 +412,9 @@ func addSat(t, d time.Duration) time.Duration {
 	return t + d
 }
 
-// Next draws the next arrival. The common case — a Poisson phase with an
-// exponential law drawn from its stream — draws both straight from the
-// streams; every test on the way is decided once per phase (New, enter),
+// Next draws the next arrival. The common cases — a Poisson phase with an
+// exponential or lognormal law drawn from its stream — draw both straight
+// from the streams; every test on the way is decided once per phase (New, enter),
 // not once per arrival.
 func (s *phaseSource) Next() (Arrival, bool) {
 	for ph := s.ph; ph != nil; ph = s.ph {
@@ -428,6 +434,8 @@ func (s *phaseSource) Next() (Arrival, bool) {
 		a := Arrival{At: t, Priority: ph.Priority.Min}
 		if e := ph.exp; e != nil {
 			a.Service = seconds(expFloat64(e.pcg) / e.rate) // e.Sample(), without the interface call
+		} else if l := ph.logNormal; l != nil {
+			a.Service = l.sample() // likewise
 		} else if ph.steps != nil {
 			a.Service = ph.steps.draw()
 		} else {

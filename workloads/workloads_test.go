@@ -260,6 +260,17 @@ func BenchmarkPoissonExponential(b *testing.B) {
 	}
 }
 
+// BenchmarkPoissonLognormal is Next on the bench cases' other common
+// workload: Poisson arrivals, lognormal service (tomcat-121, production-day,
+// sweep-ci-tomcat).
+func BenchmarkPoissonLognormal(b *testing.B) {
+	s, _ := New(Spec{Phases: []Phase{{Arrivals: ArrivalSpec{Process: "poisson", Rate: 1000}, Service: ServiceSpec{Dist: "lognormal", Mean: 40 * time.Millisecond, CV: 1.5}}}}, 1)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s.Next()
+	}
+}
+
 func BenchmarkLognormal(b *testing.B) {
 	d, _ := NewDistribution(ServiceSpec{Dist: "lognormal", Mean: time.Millisecond, CV: 1}, NewStream(1, StreamService))
 	b.ReportAllocs()
