@@ -20,7 +20,7 @@ prof() {
   n=$((n + 1))
   POOLSIM_CPUPROFILE="$tmp/$n.prof" "$tmp/poolsim" "$@" >/dev/null 2>&1
 }
-for i in 1 2 3; do
+for i in 1 2 3 4 5 6 7 8; do
   prof run scenarios/examples/fixed-pool-mmc.yaml --seed $i --out "$tmp/out"
   prof run scripts/bench/elastic-tomcat.yaml --seed $i --out "$tmp/out"
   prof run scenarios/examples/tomcat-121.yaml --seed $i --out "$tmp/out"
