@@ -251,10 +251,7 @@ func (h *eventHeap) removeTop() {
 		if l >= n {
 			break
 		}
-		c := l
-		if r := l + 1; r < n && es[r].less(&es[l]) {
-			c = r
-		}
+		c := smallerChild(es, l, n)
 		es[k] = es[c]
 		k = c
 	}
@@ -271,6 +268,15 @@ func (h *eventHeap) removeTop() {
 	}
 }
 
+// smallerChild is the earlier of the children l and l+1 (if l+1 < n) of a
+// heap of n entries: where an entry moving down goes.
+func smallerChild(es []entry, l, n int) int {
+	if r := l + 1; r < n && es[r].less(&es[l]) {
+		return r
+	}
+	return l
+}
+
 // down sifts the top entry down to its place.
 func (h *eventHeap) down() {
 	es := h.es
@@ -281,10 +287,7 @@ func (h *eventHeap) down() {
 		if l >= n {
 			break
 		}
-		c := l
-		if r := l + 1; r < n && es[r].less(&es[l]) {
-			c = r
-		}
+		c := smallerChild(es, l, n)
 		if !es[c].less(&es[k]) {
 			break
 		}
