@@ -19,7 +19,10 @@
 # sweep-point (one sweep point of scenarios/examples/sweep-ci-tomcat.yaml,
 # 20 replications, one job: what a sweep or a search pays per simulation).
 #
-# FLOOR_DIR overrides where the floor's sources are.
+# FLOOR_DIR overrides where the floor's sources are. BENCH_CLOCK=cpu counts
+# CPU time instead of wall time (`perf stat -e task-clock`, the whole process
+# of the floor as of poolsim): less disturbed by other processes on a busy
+# machine, but not the issue's measure, which is wall time end to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,17 +41,44 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$floor_dir" && go build -o "$tmp/floor" .)
 go build -o "$tmp/poolsim" ./cmd/poolsim
 
-now() { date +%s%N; }
+clock=${BENCH_CLOCK:-wall}
+case $clock in
+wall) ;;
+cpu) perf stat -e task-clock true >/dev/null 2>&1 || { echo "bench.sh: BENCH_CLOCK=cpu needs perf (linux-perf)" >&2; exit 2; } ;;
+*) echo "bench.sh: BENCH_CLOCK is wall or cpu, not $clock" >&2; exit 2 ;;
+esac
 
-# floor_tps: tasks per second of the floor on M/M/8 at rho 0.8 (its defaults).
-floor_tps() { "$tmp/floor" -tasks 4000000 | awk '/^tasks per second/ {print $4}'; }
+# timed CMD…: runs CMD (its output discarded) and prints the nanoseconds it
+# took: wall time, or its CPU time with BENCH_CLOCK=cpu.
+timed() {
+  if [ "$clock" = cpu ]; then
+    perf stat -x, -e task-clock -o "$tmp/perf.txt" -- "$@" >/dev/null 2>&1
+    awk -F, '$3 == "task-clock" {printf "%.0f", $1 * 1e6}' "$tmp/perf.txt"
+    return
+  fi
+  local t0 t1
+  t0=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  t1=$(date +%s%N)
+  echo $((t1 - t0))
+}
+
+# floor_tps: tasks per second of the floor on M/M/8 at rho 0.8 (its
+# defaults): as it measures itself, or by its process's CPU time.
+floor_tps() {
+  if [ "$clock" = cpu ]; then
+    awk -v ns="$(timed "$tmp/floor" -tasks 4000000)" 'BEGIN {printf "%.0f", 4000000 / (ns / 1e9)}'
+    return
+  fi
+  "$tmp/floor" -tasks 4000000 | awk '/^tasks per second/ {print $4}'
+}
 
 # submitted DIR: the tasks a run submitted, from its summary.json.
 submitted() { sed -n 's/^  "submitted": \([0-9]*\),$/\1/p' "$1/summary.json"; }
 
 # case_tps CASE: tasks per second of the whole poolsim process for CASE.
 case_tps() {
-  local out="$tmp/out-$1" t0 t1 n
+  local out="$tmp/out-$1" ns n
   rm -rf "$out"
   case $1 in
   mmc | elastic | tomcat-121 | day)
@@ -59,9 +89,7 @@ case_tps() {
     tomcat-121) file=scenarios/examples/tomcat-121.yaml ;;
     day) file=scripts/bench/production-day.yaml ;;
     esac
-    t0=$(now)
-    "$tmp/poolsim" run "$file" --out "$out" >/dev/null
-    t1=$(now)
+    ns=$(timed "$tmp/poolsim" run "$file" --out "$out")
     n=$(submitted "$out")
     ;;
   sweep-point)
@@ -70,9 +98,7 @@ case_tps() {
       "$tmp/poolsim" run scenarios/examples/sweep-ci-tomcat.yaml --set pool.max=100 --out "$tmp/one" >/dev/null
       echo $(($(submitted "$tmp/one") * 20)) >"$tmp/sweep-tasks"
     fi
-    t0=$(now)
-    "$tmp/poolsim" sweep scenarios/examples/sweep-ci-tomcat.yaml --param pool.max=100 --replications 20 --jobs 1 --out "$out" >/dev/null 2>&1
-    t1=$(now)
+    ns=$(timed "$tmp/poolsim" sweep scenarios/examples/sweep-ci-tomcat.yaml --param pool.max=100 --replications 20 --jobs 1 --out "$out")
     n=$(cat "$tmp/sweep-tasks")
     ;;
   *)
@@ -80,12 +106,12 @@ case_tps() {
     exit 2
     ;;
   esac
-  awk -v n="$n" -v ns=$((t1 - t0)) 'BEGIN {printf "%.0f", n / (ns / 1e9)}'
+  awk -v n="$n" -v ns="$ns" 'BEGIN {printf "%.0f", n / (ns / 1e9)}'
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {printf "%.6f\n", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
-echo "poolsim vs the floor, $rounds interleaved rounds on $(nproc) CPUs ($(uname -m)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "poolsim vs the floor ($clock time), $rounds interleaved rounds on $(nproc) CPUs ($(uname -m)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
   for c in "${cases[@]}"; do
     f=$(floor_tps)
