@@ -171,16 +171,7 @@ func (h *eventHeap) push(at time.Duration, ph phase, w *model.Worker) {
 		return
 	}
 	h.es = append(h.es, x)
-	es := h.es
-	k := len(es) - 1
-	for k > 0 {
-		parent := (k - 1) / 2
-		if !es[k].less(&es[parent]) {
-			break
-		}
-		es[k], es[parent] = es[parent], es[k]
-		k = parent
-	}
+	up(h.es, len(h.es)-1)
 }
 
 // pushTimer adds w's keepAlive timer at at: to the timer queue if it is
@@ -258,6 +249,11 @@ func (h *eventHeap) removeTop() {
 	es[k] = es[n]
 	es[n] = entry{}
 	h.es = es[:n]
+	up(es[:n], k)
+}
+
+// up sifts the entry at k up to its place.
+func up(es []entry, k int) {
 	for k > 0 {
 		parent := (k - 1) / 2
 		if !es[k].less(&es[parent]) {
