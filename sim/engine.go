@@ -306,21 +306,15 @@ func (e *Engine) Done() bool { return e.finished }
 // exited or re-armed — are passed over on the way to the next event
 // (nextEvent): they change nothing observable, so Now after a Step is
 // never such a timer's instant; they still count in Summary.Events.
-func (e *Engine) Step() (bool, error) { return e.step(nil) }
+func (e *Engine) Step() (bool, error) { return e.loop(nil, true) }
 
 // Run steps to the end of the run, closes the engine and returns what the
 // run found. A cancelled context stops the run early (checked every
 // ctxCheckEvery events), with Result.Complete false.
 func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	defer e.Close()
-	for {
-		more, err := e.step(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
+	if _, err := e.loop(ctx, false); err != nil {
+		return nil, err
 	}
 	return e.Result(), nil
 }
@@ -342,97 +336,108 @@ const ctxCheckEvery = 1 << 14
 // never is a time no event reaches.
 const never = time.Duration(math.MaxInt64)
 
-func (e *Engine) step(ctx context.Context) (bool, error) {
+// loop processes events: just the next one if one is set (Step), else
+// until the run is over (Run). Both share this one body, the event loop's
+// step; Run's loop stays inside it, so it pays no call and no return per
+// event.
+func (e *Engine) loop(ctx context.Context, one bool) (bool, error) {
 	if e.finished {
 		return false, nil
 	}
-	ev, ok := e.nextEvent()
-	if !ok {
-		return false, e.finish()
-	}
-	e.events++
-	if ctx != nil && e.events%ctxCheckEvery == 0 && ctx.Err() != nil {
-		e.stop(ev.at, "interrupted")
-		e.interrupted = true
-		return false, e.finish()
-	}
-	if !e.plain {
-		if e.wk != nil && e.wk.every != nil {
-			var held bool
-			if ev, held = e.paused(ev); held {
-				return true, nil // it happens when the pause ends
+	for {
+		ev, ok := e.nextEvent()
+		if !ok {
+			return false, e.finish()
+		}
+		e.events++
+		if ctx != nil && e.events%ctxCheckEvery == 0 && ctx.Err() != nil {
+			e.stop(ev.at, "interrupted")
+			e.interrupted = true
+			return false, e.finish()
+		}
+		if !e.plain {
+			if e.wk != nil && e.wk.every != nil {
+				var held bool
+				if ev, held = e.paused(ev); held {
+					if one {
+						return true, nil
+					}
+					continue // it happens when the pause ends
+				}
 			}
-		}
-		if e.opt.CheckInvariants && ev.at < e.now {
-			panic(fmt.Sprintf("sim: time went back from %v to %v (phase %d)", e.now, ev.at, ev.phase))
-		}
-		if e.vt != nil {
-			e.vtAdvance(ev.at)
-		}
-	}
-	e.rec.advance(ev.at)
-	e.now = ev.at
-	switch ev.phase { // the two phases of every task, then the rest
-	case phaseCompletion:
-		if ws := &e.ws[ev.w.Slot()]; ws.job != 0 || ws.prog != 0 {
-			if ws.prog != 0 {
-				e.stepDone(ev.at, ws.prog) // a step has ended
-			} else {
-				e.stepJob(ev.at, ws.job-1, false) // a blocking piece or a thread start has passed
-			}
-			break
-		}
-		e.rec.onComplete(ev.at, ev.w)
-		if len(e.observers) > 0 {
-			e.reportFinished(ev.w)
-		}
-		if e.cl != nil {
-			e.answered(ev.at, ev.w, false)
-		}
-		e.pool.TaskDone(ev.at, ev.w) // e.taskDone, kept inline: every task passes here
-	case phaseArrival:
-		e.submit()
-	default:
-		if err := e.fire(ev); err != nil {
-			return false, err
-		}
-	}
-	if !e.plain {
-		if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
-			e.rearmCPU(e.now)
-		}
-		if e.vt != nil {
-			e.vtDrain(e.now)
-			e.vtSettle()
-		}
-	}
-	q := e.pool.QueueLen()
-	e.rec.settle(e.now, q)
-	if !e.plain && e.res != nil {
-		e.settleResources(e.now)
-	}
-	if e.lim.queueFull(e.now, q, e.sc.Duration) {
-		e.stop(e.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", e.lim.MaxQueued))
-	}
-	if !e.plain {
-		if e.opt.CheckInvariants {
-			e.pool.CheckInvariants()
-			e.rec.checkConservation(e.pool)
-			for _, r := range e.res {
-				r.CheckInvariants()
+			if e.opt.CheckInvariants && ev.at < e.now {
+				panic(fmt.Sprintf("sim: time went back from %v to %v (phase %d)", e.now, ev.at, ev.phase))
 			}
 			if e.vt != nil {
-				e.vtCheckInvariants()
+				e.vtAdvance(ev.at)
 			}
 		}
-		if e.opt.Observe != nil {
-			e.opt.Observe(e.now, e.pool)
+		e.rec.advance(ev.at)
+		e.now = ev.at
+		switch ev.phase { // the two phases of every task, then the rest
+		case phaseCompletion:
+			if ws := &e.ws[ev.w.Slot()]; ws.job != 0 || ws.prog != 0 {
+				if ws.prog != 0 {
+					e.stepDone(ev.at, ws.prog) // a step has ended
+				} else {
+					e.stepJob(ev.at, ws.job-1, false) // a blocking piece or a thread start has passed
+				}
+				break
+			}
+			e.rec.onComplete(ev.at, ev.w)
+			if len(e.observers) > 0 {
+				e.reportFinished(ev.w)
+			}
+			if e.cl != nil {
+				e.answered(ev.at, ev.w, false)
+			}
+			e.pool.TaskDone(ev.at, ev.w) // e.taskDone, kept inline: every task passes here
+		case phaseArrival:
+			e.submit()
+		default:
+			if err := e.fire(ev); err != nil {
+				return false, err
+			}
+		}
+		if !e.plain {
+			if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
+				e.rearmCPU(e.now)
+			}
+			if e.vt != nil {
+				e.vtDrain(e.now)
+				e.vtSettle()
+			}
+		}
+		q := e.pool.QueueLen()
+		e.rec.settle(e.now, q)
+		if !e.plain && e.res != nil {
+			e.settleResources(e.now)
+		}
+		if e.lim.queueFull(e.now, q, e.sc.Duration) {
+			e.stop(e.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", e.lim.MaxQueued))
+		}
+		if !e.plain {
+			if e.opt.CheckInvariants {
+				e.pool.CheckInvariants()
+				e.rec.checkConservation(e.pool)
+				for _, r := range e.res {
+					r.CheckInvariants()
+				}
+				if e.vt != nil {
+					e.vtCheckInvariants()
+				}
+			}
+			if e.opt.Observe != nil {
+				e.opt.Observe(e.now, e.pool)
+			}
+		}
+		if e.stopped {
+			return false, e.finish()
+		}
+		if one {
+			return true, nil
 		}
 	}
-	if e.stopped {
-		return false, e.finish()
-	}
-	return true, nil
 }
 
 // fire processes an event of the phases other than completions and
