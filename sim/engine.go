@@ -62,8 +62,13 @@ type Engine struct {
 	released     bool
 	start        time.Time // wall clock at construction, for perf.json
 
-	// ws is the engine's own state of each live worker, by Worker.Slot.
-	ws []workerState
+	// ws is the engine's own state of each live worker, by Worker.Slot;
+	// wsHot: some worker may run a host job or steps (workerState.job,
+	// prog), which every task's end must then ask about.
+	ws    []workerState
+	wsHot bool
+	// end is the scenario's duration, read at every event.
+	end time.Duration
 
 	// observers hear every model event after the engine has (Subscribe),
 	// and ev holds an event of the engine's own calls while they do.
@@ -254,6 +259,8 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	}
 	e.lim.constructed(cfg, pool.PoolSize())
 	e.plain = e.skipQuietTimers()
+	e.wsHot = e.hostTasks || e.steps != nil || e.vt != nil
+	e.end = sc.Duration
 	// Runtime events are validated in time order; snapshots are sorted here.
 	e.snapAt = append([]time.Duration(nil), sc.Snapshots...)
 	slices.Sort(e.snapAt)
@@ -376,13 +383,15 @@ func (e *Engine) loop(ctx context.Context, one bool) (bool, error) {
 		e.now = ev.at
 		switch ev.phase { // the two phases of every task, then the rest
 		case phaseCompletion:
-			if ws := &e.ws[ev.w.Slot()]; ws.job != 0 || ws.prog != 0 {
-				if ws.prog != 0 {
-					e.stepDone(ev.at, ws.prog) // a step has ended
-				} else {
-					e.stepJob(ev.at, ws.job-1, false) // a blocking piece or a thread start has passed
+			if e.wsHot {
+				if ws := &e.ws[ev.w.Slot()]; ws.job != 0 || ws.prog != 0 {
+					if ws.prog != 0 {
+						e.stepDone(ev.at, ws.prog) // a step has ended
+					} else {
+						e.stepJob(ev.at, ws.job-1, false) // a blocking piece or a thread start has passed
+					}
+					break
 				}
-				break
 			}
 			e.rec.onComplete(ev.at, ev.w)
 			if len(e.observers) > 0 {
@@ -413,7 +422,7 @@ func (e *Engine) loop(ctx context.Context, one bool) (bool, error) {
 		if !e.plain && e.res != nil {
 			e.settleResources(e.now)
 		}
-		if e.lim.queueFull(e.now, q, e.sc.Duration) {
+		if e.lim.queueFull(e.now, q, e.end) {
 			e.stop(e.now, fmt.Sprintf("queue reached the limit of %d tasks (limits.maxQueued)", e.lim.MaxQueued))
 		}
 		if !e.plain {
@@ -500,7 +509,7 @@ func (e *Engine) stop(at time.Duration, why string) {
 func (e *Engine) pullArrival() {
 	e.due[phaseArrival] = never
 	a, ok := e.src.Next()
-	if !ok || a.At > e.sc.Duration {
+	if !ok || a.At > e.end {
 		return
 	}
 	e.next = a

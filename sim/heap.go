@@ -71,7 +71,7 @@ again:
 	if e.restAt < at {
 		at, ph = e.restAt, e.restPhase
 	}
-	if at > e.sc.Duration {
+	if at > e.end {
 		return event{}, false
 	}
 	ev := event{at: at, phase: ph}
@@ -82,7 +82,7 @@ again:
 		} else {
 			ev.w = e.h.take()
 		}
-		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.sc.Duration) {
+		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.end) {
 			// A timer that changes nothing: its books kept, it is
 			// counted as the event it would have been, and the state
 			// integrals run on through its instant (skipQuietTimers).
