@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -54,6 +55,10 @@ func batchCases() map[string]Spec {
 			{Arrivals: poisson(1e-12), Service: exp(1000 * time.Hour)},
 		}},
 		"saturating constant": {Phases: []Phase{{Arrivals: ArrivalSpec{Process: "constant", Rate: 1e-9}, Service: logn}}},
+		// The slowest rates fillPoisson draws at, gaps of up to 100 years
+		// the moment before they saturate.
+		"slowest fast rate": {Phases: []Phase{{Arrivals: poisson(minFastRate),
+			Service: exp(time.Duration(0.99 * float64(time.Second) / minFastRate))}}},
 	}
 }
 
@@ -86,6 +91,24 @@ func TestBatchesDrawAsOneByOne(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestMinFastRateNeedsNoClamp: at minFastRate and above, the largest value
+// of the exponential ziggurat's rectangles gives a time seconds does not
+// clamp, so fillPoisson's roundNanos(x/rate*1e9) is seconds(x/rate).
+func TestMinFastRateNeedsNoClamp(t *testing.T) {
+	x := 0.0 // the largest point expTry accepts: j < zigKe[layer]
+	for l := range zigKe {
+		x = max(x, float64(zigKe[l]-1)*float64(zigWe[l]))
+	}
+	if x >= 8 {
+		t.Fatalf("the rectangles reach %g, minFastRate assumes below 8", x)
+	}
+	for _, rate := range []float64{minFastRate, math.Nextafter(minFastRate, 1), 1, 1e9} {
+		if got, want := roundNanos(x/rate*1e9), seconds(x/rate); got != want || x/rate > MaxSeconds {
+			t.Errorf("rate %g: roundNanos gives %v, seconds %v (x/rate %g s, MaxSeconds %d)", rate, got, want, x/rate, MaxSeconds)
 		}
 	}
 }

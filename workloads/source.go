@@ -530,7 +530,7 @@ func (s *phaseSource) fill(ph *phaseState) {
 	}
 	buf := s.store[:]
 	n := 0
-	if ph.poisson > 0 && (ph.exp != nil || ph.logNormal != nil) {
+	if ph.poisson >= minFastRate && (ph.exp != nil && ph.exp.rate >= minFastRate || ph.logNormal != nil) {
 		n = s.fillPoisson(ph, buf)
 	} else {
 		for ; n < len(buf); n++ {
@@ -545,20 +545,30 @@ func (s *phaseSource) fill(ph *phaseState) {
 	s.buf, s.bi = buf[:n], 0
 }
 
+// minFastRate is the least rate at which fillPoisson draws: every value
+// of the exponential ziggurat's rectangles (below zigRe, under 8) over such
+// a rate is at most MaxSeconds, a time seconds does not clamp, so that
+// seconds(x/rate) is roundNanos(x/rate*1e9), without seconds' two tests
+// (TestMinFastRateNeedsNoClamp).
+const minFastRate = 8.0 / MaxSeconds
+
 // fillPoisson is fill for the common case, a Poisson phase with an
-// exponential or lognormal law drawn from its stream: nextAt and draw
-// written out, one stream at a time. It returns how many arrivals it drew
-// into buf.
+// exponential or lognormal law drawn from its stream, at rates of at least
+// minFastRate: nextAt and draw written out, one stream at a time. It
+// returns how many arrivals it drew into buf.
 func (s *phaseSource) fillPoisson(ph *phaseState, buf []Arrival) int {
 	src, rate, end, prio := s.arrivalSrc, ph.poisson, ph.end, ph.Priority.Min
 	t := s.t
 	n := 0
 	for ; n < len(buf); n++ {
 		x, layer, ok := expTry(src.Uint64()) // expFloat64(src), which does not inline here
-		if !ok {
-			x = expRetry(src, layer, x)
+		var d time.Duration
+		if ok {
+			d = roundNanos(x / rate * 1e9) // seconds(x/rate): see minFastRate
+		} else {
+			d = seconds(expRetry(src, layer, x) / rate)
 		}
-		u := addSat(t, seconds(x/rate))
+		u := addSat(t, d)
 		if u >= end {
 			s.ended = true
 			break
@@ -572,10 +582,11 @@ func (s *phaseSource) fillPoisson(ph *phaseState, buf []Arrival) int {
 		src, rate := e.pcg, e.rate
 		for i := range buf {
 			x, layer, ok := expTry(src.Uint64()) // likewise
-			if !ok {
-				x = expRetry(src, layer, x)
+			if ok {
+				buf[i].Service = roundNanos(x / rate * 1e9)
+			} else {
+				buf[i].Service = seconds(expRetry(src, layer, x) / rate)
 			}
-			buf[i].Service = seconds(x / rate)
 		}
 	} else {
 		l := ph.logNormal
