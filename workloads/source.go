@@ -200,6 +200,10 @@ func New(spec Spec, seed uint64) (Source, error) {
 				st.logNormal = d.logNormal
 			}
 		}
+		// A split law leaves its draw in s.last and steps theirs in
+		// s.lastSteps, for the arrival just returned: those phases are
+		// drawn one arrival at a time.
+		st.batch = !st.split && st.steps == nil
 		st.start = start
 		st.end = time.Duration(math.MaxInt64)
 		if ph.Duration > 0 {
@@ -253,6 +257,7 @@ type phaseState struct {
 	priorities int64        // how many priorities the tasks draw from (Priority.Min up): 1 draws none
 	split      bool
 	steps      *stepLaws // Steps' laws (nil: dist)
+	batch      bool      // Next draws the phase's arrivals batchSize at a time (see fill)
 }
 
 // process is an arrival process, decoded from its name once per phase
@@ -299,7 +304,15 @@ type phaseSource struct {
 	t       time.Duration // last arrival time (or the phase start)
 	k       int64         // constant: arrivals so far in this phase; burst: tasks left in the current burst
 	burstAt time.Duration // burst: time of the current burst
+
+	buf   []Arrival // a batched phase's arrivals drawn ahead (see fill); buf[bi:] are still to come
+	bi    int
+	ended bool // fill drew past the phase's end: once buf is handed out, the next phase starts
+	store [batchSize]Arrival
 }
+
+// batchSize is how many arrivals fill draws at a time.
+const batchSize = 128
 
 func (s *phaseSource) enter(i int) {
 	s.cur = i
@@ -412,50 +425,191 @@ func addSat(t, d time.Duration) time.Duration {
 	return t + d
 }
 
-// Next draws the next arrival. The common cases — a Poisson phase with an
-// exponential or lognormal law drawn from its stream — draw both straight
-// from the streams; every test on the way is decided once per phase (New, enter),
-// not once per arrival.
+// Next returns the next arrival. Most phases are drawn ahead, batchSize
+// arrivals at a time (fill), and Next hands them out; the rest draw one
+// arrival per call (next).
 func (s *phaseSource) Next() (Arrival, bool) {
+	if i := s.bi; i < len(s.buf) {
+		s.bi = i + 1
+		return s.buf[i], true
+	}
+	return s.next()
+}
+
+// next draws the next arrival once buf is handed out: it fills buf again
+// for a batched phase, or draws one arrival. The common cases — a Poisson
+// phase with an exponential or lognormal law drawn from its stream — draw
+// both straight from the streams; every test on the way is decided once
+// per phase (New, enter), not once per arrival.
+func (s *phaseSource) next() (Arrival, bool) {
 	for ph := s.ph; ph != nil; ph = s.ph {
-		var t time.Duration
-		if ph.poisson > 0 {
-			t = addSat(s.t, seconds(expFloat64(s.arrivalSrc)/ph.poisson)) // nextTime's Poisson case, inline
-		} else if nt, ok := s.nextTime(); ok {
-			t = nt
-		} else {
-			t = never // no more arrivals in this phase (end ≤ never)
-		}
-		if t >= ph.end {
+		if s.ended {
+			s.ended = false
 			s.enter(s.cur + 1)
 			continue
 		}
-		s.t = t
-		a := Arrival{At: t, Priority: ph.Priority.Min}
-		if e := ph.exp; e != nil {
-			a.Service = seconds(expFloat64(e.pcg) / e.rate) // e.Sample(), without the interface call
-		} else if l := ph.logNormal; l != nil {
-			a.Service = l.sample() // likewise
-		} else if ph.steps != nil {
-			a.Service = ph.steps.draw()
-		} else {
-			a.Service = ph.dist.Sample()
+		if ph.batch {
+			s.fill(ph)
+			if len(s.buf) > 0 {
+				s.bi = 1
+				return s.buf[0], true
+			}
+			continue // the phase had no more arrivals: s.ended
 		}
+		t, ok := s.nextAt(ph)
+		if !ok {
+			s.enter(s.cur + 1)
+			continue
+		}
+		a := s.draw(ph, t)
 		if s.hasSteps {
 			s.lastSteps = nil
 			if ph.steps != nil {
 				s.lastSteps = ph.steps.drawn
 			}
 		}
-		if s.failure > 0 {
-			a.Fails = s.failures.Float64() < s.failure
-		}
-		if ph.priorities > 1 {
-			a.Priority += int32(s.priorities.Int64N(ph.priorities))
-		}
 		return a, true
 	}
 	return Arrival{}, false
+}
+
+// nextAt draws the phase's next arrival time, or false when it lands at or
+// beyond the phase's end (that draw is discarded, and the next phase
+// starts afresh).
+func (s *phaseSource) nextAt(ph *phaseState) (time.Duration, bool) {
+	var t time.Duration
+	if ph.poisson > 0 {
+		t = addSat(s.t, seconds(expFloat64(s.arrivalSrc)/ph.poisson)) // nextTime's Poisson case, inline
+	} else if nt, ok := s.nextTime(); ok {
+		t = nt
+	} else {
+		t = never // no more arrivals in this phase (end ≤ never)
+	}
+	if t >= ph.end {
+		return 0, false
+	}
+	s.t = t
+	return t, true
+}
+
+// draw draws the rest of the arrival at t: its service time, whether it
+// fails, its priority.
+func (s *phaseSource) draw(ph *phaseState, t time.Duration) Arrival {
+	a := Arrival{At: t, Priority: ph.Priority.Min}
+	if e := ph.exp; e != nil {
+		a.Service = seconds(expFloat64(e.pcg) / e.rate) // e.Sample(), without the interface call
+	} else if l := ph.logNormal; l != nil {
+		a.Service = l.sample() // likewise
+	} else if ph.steps != nil {
+		a.Service = ph.steps.draw()
+	} else {
+		a.Service = ph.dist.Sample()
+	}
+	if s.failure > 0 {
+		a.Fails = s.failures.Float64() < s.failure
+	}
+	if ph.priorities > 1 {
+		a.Priority += int32(s.priorities.Int64N(ph.priorities))
+	}
+	return a
+}
+
+// fill draws up to batchSize arrivals of the batched phase ph into buf,
+// stopping at its end as next does (the time drawn at or beyond it is
+// discarded, and s.ended starts the next phase once buf is handed out).
+// Drawing ahead changes no value: each stream (arrivals, service,
+// failures, priorities) is drawn in the same order as one arrival at a
+// time, nothing outside the source draws from them, and a batched phase
+// leaves nothing behind for the arrival just returned (no LastSplit, no
+// LastSteps). The draws of one arrival do not wait for the previous
+// arrival's (but for its time, an addition), so the processor overlaps
+// the divisions and table look-ups of several arrivals.
+func (s *phaseSource) fill(ph *phaseState) {
+	if s.hasSteps {
+		s.lastSteps = nil
+	}
+	buf := s.store[:]
+	n := 0
+	if ph.poisson >= minFastRate && (ph.exp != nil && ph.exp.rate >= minFastRate || ph.logNormal != nil) {
+		n = s.fillPoisson(ph, buf)
+	} else {
+		for ; n < len(buf); n++ {
+			t, ok := s.nextAt(ph)
+			if !ok {
+				s.ended = true
+				break
+			}
+			buf[n] = s.draw(ph, t)
+		}
+	}
+	s.buf, s.bi = buf[:n], 0
+}
+
+// minFastRate is the least rate at which fillPoisson draws: every value
+// of the exponential ziggurat's rectangles (below zigRe, under 8) over such
+// a rate is at most MaxSeconds, a time seconds does not clamp, so that
+// seconds(x/rate) is roundNanos(x/rate*1e9), without seconds' two tests
+// (TestMinFastRateNeedsNoClamp).
+const minFastRate = 8.0 / MaxSeconds
+
+// fillPoisson is fill for the common case, a Poisson phase with an
+// exponential or lognormal law drawn from its stream, at rates of at least
+// minFastRate: nextAt and draw written out, one stream at a time. It
+// returns how many arrivals it drew into buf.
+func (s *phaseSource) fillPoisson(ph *phaseState, buf []Arrival) int {
+	src, rate, end, prio := s.arrivalSrc, ph.poisson, ph.end, ph.Priority.Min
+	t := s.t
+	n := 0
+	for ; n < len(buf); n++ {
+		x, layer, ok := expTry(src.Uint64()) // expFloat64(src), which does not inline here
+		var d time.Duration
+		if ok {
+			d = roundNanos(x / rate * 1e9) // seconds(x/rate): see minFastRate
+		} else {
+			d = seconds(expRetry(src, layer, x) / rate)
+		}
+		u := addSat(t, d)
+		if u >= end {
+			s.ended = true
+			break
+		}
+		t = u
+		buf[n] = Arrival{At: t, Priority: prio}
+	}
+	s.t = t
+	buf = buf[:n]
+	if e := ph.exp; e != nil {
+		src, rate := e.pcg, e.rate
+		for i := range buf {
+			x, layer, ok := expTry(src.Uint64()) // likewise
+			if ok {
+				buf[i].Service = roundNanos(x / rate * 1e9)
+			} else {
+				buf[i].Service = seconds(expRetry(src, layer, x) / rate)
+			}
+		}
+	} else {
+		l := ph.logNormal
+		src, mu, sigma := l.pcg, l.mu, l.sigma
+		for i := range buf {
+			z, j, layer, ok := normTry(src.Uint64()) // l.sample(), likewise
+			if !ok {
+				z = normRetry(src, j, layer, z)
+			}
+			buf[i].Service = seconds(math.Exp(z*sigma + mu))
+		}
+	}
+	if s.failure > 0 {
+		for i := range buf {
+			buf[i].Fails = s.failures.Float64() < s.failure
+		}
+	}
+	if ph.priorities > 1 {
+		for i := range buf {
+			buf[i].Priority += int32(s.priorities.Int64N(ph.priorities))
+		}
+	}
+	return n
 }
 
 // HasSteps reports whether some phase's tasks run steps.

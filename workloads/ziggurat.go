@@ -67,16 +67,35 @@ func init() {
 // layer's rectangle — about 99% of draws — the point is the value.
 func expFloat64(src *rand.PCG) float64 {
 	for {
-		u := src.Uint64()
-		j, layer := uint32(u), uint8(u>>32)
-		x := float64(j) * float64(zigWe[layer])
-		if j < zigKe[layer] {
+		x, layer, ok := expTry(src.Uint64())
+		if ok {
 			return x
 		}
 		if x, ok := expTail(src, layer, x); ok {
 			return x
 		}
 	}
+}
+
+// expTry is expFloat64's first step on the word u: its layer, its point
+// x, and whether x is inside the layer's rectangle (then x is the value).
+// A loop that draws many variates calls it (it inlines, where expFloat64
+// does not without a profile saying the call is hot) and expRetry when
+// it is not inside.
+func expTry(u uint64) (x float64, layer uint8, ok bool) {
+	j, layer := uint32(u), uint8(u>>32)
+	return float64(j) * float64(zigWe[layer]), layer, j < zigKe[layer]
+}
+
+// expRetry finishes an expFloat64 whose first word expTry did not accept:
+// the tail or the wedge test, then, if that rejects too, expFloat64 again.
+//
+//go:noinline
+func expRetry(src *rand.PCG, layer uint8, x float64) float64 {
+	if x, ok := expTail(src, layer, x); ok {
+		return x
+	}
+	return expFloat64(src)
 }
 
 // expTail is the rare path, out of line so that expFloat64 inlines: the
@@ -94,16 +113,32 @@ func expTail(src *rand.PCG, layer uint8, x float64) (float64, bool) {
 // signed point, bits 32–38 the layer.
 func normFloat64(src *rand.PCG) float64 {
 	for {
-		u := src.Uint64()
-		j, layer := int32(u), u>>32&0x7F
-		x := float64(j) * float64(zigWn[layer])
-		if magnitude(j) < zigKn[layer] {
+		x, j, layer, ok := normTry(src.Uint64())
+		if ok {
 			return x
 		}
 		if x, ok := normTail(src, j, layer, x); ok {
 			return x
 		}
 	}
+}
+
+// normTry is normFloat64's first step on the word u, as expTry is
+// expFloat64's.
+func normTry(u uint64) (x float64, j int32, layer uint64, ok bool) {
+	j, layer = int32(u), u>>32&0x7F
+	return float64(j) * float64(zigWn[layer]), j, layer, magnitude(j) < zigKn[layer]
+}
+
+// normRetry finishes a normFloat64 whose first word normTry did not
+// accept, as expRetry does.
+//
+//go:noinline
+func normRetry(src *rand.PCG, j int32, layer uint64, x float64) float64 {
+	if x, ok := normTail(src, j, layer, x); ok {
+		return x
+	}
+	return normFloat64(src)
 }
 
 // normTail is normFloat64's rare path: Marsaglia's tail method beyond r
