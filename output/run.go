@@ -69,14 +69,16 @@ type file struct {
 //
 // The timeline and snapshots stream to temporary files beside their targets
 // as the run goes, so memory does not grow with the run's length (unless
-// opt.Plots, which keeps the timeline to draw it). Every file is renamed
-// into place only when complete (internal/atomicfile), and summary.json —
-// the file that says whether the run is complete — is removed before the
-// first rename and written last: a run killed while writing never leaves a
-// summary that describes other files. A run that fails (bad input found
-// while running) leaves the old outputs as they were. A run cut short by
-// ctx or a limit writes what it has, marked "complete": false; the caller
-// tells from the result (Summary.Interrupted, Complete).
+// opt.Plots, which keeps the timeline to draw it). The other files are
+// written beside them once the run is over, and all are synced together and
+// renamed into place only when complete (internal/atomicfile.Batch);
+// summary.json — the file that says whether the run is complete — is
+// removed before the first rename and renamed last: a run killed while
+// writing never leaves a summary that describes other files. A run that
+// fails (bad input found while running) leaves the old outputs as they
+// were. A run cut short by ctx or a limit writes what it has, marked
+// "complete": false; the caller tells from the result (Summary.Interrupted,
+// Complete).
 func WriteRun(ctx context.Context, dir string, sc *scenarios.Scenario, opt RunOptions) (*sim.Result, []string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, &DirError{Dir: dir, Err: err}
@@ -85,7 +87,9 @@ func WriteRun(ctx context.Context, dir string, sc *scenarios.Scenario, opt RunOp
 	if opt.Plots {
 		timeline = new(bytes.Buffer)
 	}
-	res, err := simulateInto(ctx, dir, sc, timeline)
+	var batch atomicfile.Batch
+	defer batch.Abort()
+	res, err := simulateInto(ctx, &batch, dir, sc, timeline)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,44 +117,50 @@ func WriteRun(ctx context.Context, dir string, sc *scenarios.Scenario, opt RunOp
 	}
 	files = append(files, file{"summary.json", func(w io.Writer) error { return sim.WriteJSON(w, res.Summary) }})
 	for _, f := range files {
-		if err := atomicfile.Write(filepath.Join(dir, f.name), f.write); err != nil {
-			return nil, nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, f.name), err)
+		path := filepath.Join(dir, f.name)
+		w, err := batch.Create(path)
+		if err == nil {
+			err = f.write(w)
 		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		return nil, nil, fmt.Errorf("writing %s: %w", dir, err)
 	}
 	return res, written, nil
 }
 
 // simulateInto runs sc with timeline.csv (and snapshots.txt, if sc takes
-// snapshots) streamed into dir, copying the timeline into tee if it is not
-// nil, and removes summary.json once the run is over, before the streamed
-// files are renamed into place.
-func simulateInto(ctx context.Context, dir string, sc *scenarios.Scenario, tee *bytes.Buffer) (*sim.Result, error) {
-	summaryPath := filepath.Join(dir, "summary.json")
-	var res *sim.Result
-	simulate := func(timeline, snaps io.Writer) error {
-		if tee != nil {
-			timeline = io.MultiWriter(timeline, tee)
+// snapshots) streamed into files of batch in dir, copying the timeline into
+// tee if it is not nil, and removes summary.json once the run is over,
+// before anything of batch is renamed into place.
+func simulateInto(ctx context.Context, batch *atomicfile.Batch, dir string, sc *scenarios.Scenario, tee *bytes.Buffer) (*sim.Result, error) {
+	var snaps io.Writer
+	if len(sc.Snapshots) > 0 {
+		// Created first, renamed first, as when the timeline's write
+		// enclosed the snapshots'.
+		w, err := batch.Create(filepath.Join(dir, "snapshots.txt"))
+		if err != nil {
+			return nil, err
 		}
-		var err error
-		if res, err = sim.Run(ctx, sc, sim.Options{Timeline: timeline, Snapshots: snaps}); err != nil {
-			return err
-		}
-		if err := os.Remove(summaryPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("replacing %s: %w", summaryPath, err)
-		}
-		return nil
+		snaps = w
 	}
-	err := atomicfile.Write(filepath.Join(dir, "timeline.csv"), func(tw io.Writer) error {
-		if len(sc.Snapshots) == 0 {
-			return simulate(tw, nil)
-		}
-		return atomicfile.Write(filepath.Join(dir, "snapshots.txt"), func(sw io.Writer) error { return simulate(tw, sw) })
-	})
+	timeline, err := batch.Create(filepath.Join(dir, "timeline.csv"))
 	if err != nil {
-		if res == nil {
-			return nil, err // the run failed: the old outputs stay
-		}
-		return nil, fmt.Errorf("writing %s: %w", dir, err)
+		return nil, err
+	}
+	if tee != nil {
+		timeline = io.MultiWriter(timeline, tee)
+	}
+	res, err := sim.Run(ctx, sc, sim.Options{Timeline: timeline, Snapshots: snaps})
+	if err != nil {
+		return nil, err // the run failed: the old outputs stay
+	}
+	summaryPath := filepath.Join(dir, "summary.json")
+	if err := os.Remove(summaryPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("writing %s: replacing %s: %w", dir, summaryPath, err)
 	}
 	return res, nil
 }

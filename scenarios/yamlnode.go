@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -289,8 +288,6 @@ func ParseDuration(s string) (time.Duration, error) {
 	return v, nil
 }
 
-var rateRE = regexp.MustCompile(`^\s*([0-9.eE+-]+)\s*(?:/\s*(s|sec|second|m|min|minute|h|hour))?\s*$`)
-
 // rate parses tasks per second: a number, or N/s, N/min, N/h.
 func (d *decoder) rate(n *yaml.Node, path string) (float64, error) {
 	const allowed = "a number per second, or N/s, N/min, N/h; at most 1e9/s"
@@ -312,18 +309,18 @@ const MaxRate = 1e9
 // ParseRate parses a rate: a number per second, or N/s, N/min, N/h, at
 // most MaxRate.
 func ParseRate(s string) (float64, error) {
-	m := rateRE.FindStringSubmatch(s)
-	if m == nil {
+	num, unit, ok := splitRate(s)
+	if !ok {
 		return 0, fmt.Errorf("not a rate: %q", s)
 	}
-	v, err := strconv.ParseFloat(m[1], 64)
+	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("not a rate: %q", s)
 	}
 	if v < 0 {
 		return 0, fmt.Errorf("must be >= 0, got %q", s)
 	}
-	switch m[2] {
+	switch unit {
 	case "m", "min", "minute":
 		v /= 60
 	case "h", "hour":
@@ -333,6 +330,43 @@ func ParseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is faster than the clock: more than one task per nanosecond", s)
 	}
 	return v, nil
+}
+
+// rateSpace is what \s matches in a regular expression: the spacing
+// splitRate allows.
+const rateSpace = " \t\n\f\r"
+
+// splitRate splits a rate into its number (the characters 0-9 . e E + -,
+// checked by the caller) and its unit (s, sec, second, m, min, minute, h,
+// hour; "" if none), as
+//
+//	^\s*([0-9.eE+-]+)\s*(?:/\s*(s|sec|second|m|min|minute|h|hour))?\s*$
+//
+// would; ok is false where it would not match. Written out because that
+// expression's compilation was most of what parsing a scenario's rates cost,
+// paid by every poolsim run (issue 19); TestSplitRateIsTheRegexp holds the
+// two equal.
+func splitRate(s string) (num, unit string, ok bool) {
+	rest := strings.TrimLeft(s, rateSpace)
+	n := 0
+	for n < len(rest) && strings.IndexByte("0123456789.eE+-", rest[n]) >= 0 {
+		n++
+	}
+	if n == 0 {
+		return "", "", false
+	}
+	num, rest = rest[:n], strings.Trim(rest[n:], rateSpace)
+	if rest == "" {
+		return num, "", true
+	}
+	if rest[0] != '/' {
+		return "", "", false
+	}
+	switch unit = strings.TrimLeft(rest[1:], rateSpace); unit {
+	case "s", "sec", "second", "m", "min", "minute", "h", "hour":
+		return num, unit, true
+	}
+	return "", "", false
 }
 
 func (d *decoder) enum(n *yaml.Node, path string, names []string) (string, error) {
