@@ -9,6 +9,12 @@
 # Run it after a change to the hot path, and commit the result with the
 # figures of scripts/bench.sh or scripts/benchcmp.sh before and after.
 #
+# The profiles sample at 1000 per second (POOLSIM_CPUPROFILE_HZ; this
+# machine's kernel timer delivers about 250) rather than pprof's 100, 16
+# seeds of each case: a profile of a few hundred samples decided the
+# compiler's inlining differently at each regeneration, by ±2 % of the
+# instructions of a run.
+#
 #   scripts/pgo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +24,9 @@ go build -pgo=off -o "$tmp/poolsim" ./cmd/poolsim
 n=0
 prof() {
   n=$((n + 1))
-  POOLSIM_CPUPROFILE="$tmp/$n.prof" "$tmp/poolsim" "$@" >/dev/null 2>&1
+  POOLSIM_CPUPROFILE="$tmp/$n.prof" POOLSIM_CPUPROFILE_HZ=1000 "$tmp/poolsim" "$@" >/dev/null 2>&1
 }
-for i in 1 2 3 4 5 6 7 8; do
+for i in $(seq 1 16); do
   prof run scenarios/examples/fixed-pool-mmc.yaml --seed $i --out "$tmp/out"
   prof run scripts/bench/elastic-tomcat.yaml --seed $i --out "$tmp/out"
   prof run scenarios/examples/tomcat-121.yaml --seed $i --out "$tmp/out"

@@ -15,8 +15,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -63,7 +65,7 @@ func main() {
 	// finished would then kill it instead of letting it exit with its code.
 	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	tuneGC(os.Getenv)
-	stopProfile := startCPUProfile(os.Getenv("POOLSIM_CPUPROFILE"), os.Stderr)
+	stopProfile := startCPUProfile(os.Getenv("POOLSIM_CPUPROFILE"), os.Getenv("POOLSIM_CPUPROFILE_HZ"), os.Stderr)
 	code := runMain(ctx, os.Args, os.Stdout, os.Stderr)
 	stopProfile()
 	os.Exit(code)
@@ -95,10 +97,23 @@ func tuneGC(getenv func(string) string) bool {
 // startCPUProfile writes a CPU profile of the whole command to path (none if
 // path is empty) until the returned function is called: what a report of a
 // slow run needs, and what cmd/poolsim/default.pgo, the profile the Go
-// compiler optimises the hot path by, is made of (scripts/pgo.sh).
-func startCPUProfile(path string, stderr io.Writer) (stop func()) {
+// compiler optimises the hot path by, is made of (scripts/pgo.sh). hz, if
+// not empty, is the sampling rate instead of pprof's 100 per second: a
+// run of a tenth of a second gives pprof's rate some ten samples, and a
+// profile that thin decides the compiler's inlining differently each time
+// it is made (the runtime then prints that it cannot set the rate twice;
+// the rate set first holds).
+func startCPUProfile(path, hz string, stderr io.Writer) (stop func()) {
 	if path == "" {
 		return func() {}
+	}
+	if hz != "" {
+		n, err := strconv.Atoi(hz)
+		if err != nil || n <= 0 || n > 10000 {
+			fmt.Fprintf(stderr, "poolsim: POOLSIM_CPUPROFILE_HZ: want a rate from 1 to 10000 per second, got %q\n", hz)
+			return func() {}
+		}
+		runtime.SetCPUProfileRate(n)
 	}
 	f, err := os.Create(path)
 	if err == nil {
