@@ -98,8 +98,8 @@ type recorder struct {
 }
 
 // histograms recycles the whole-run histograms across runs: each is
-// ~400 KB, and a sweep or a diagnosis runs thousands of simulations in one
-// process.
+// ~580 KB (of which a run touches some tens), and a sweep or a diagnosis
+// runs thousands of simulations in one process.
 var histograms = sync.Pool{New: func() any { return newDurHist() }}
 
 // intervalHists recycles the timeline's interval histograms (~17 KB each).
