@@ -9,21 +9,25 @@ import (
 
 // intervalHist is a small log-linear histogram of durations for one
 // timeline interval: 64 sub-buckets per power of two (relative error below
-// 1.6%), and it remembers which buckets it touched, so quantiles and resets
-// cost in proportion to the spread of the interval's values rather than to
-// the histogram's size. Whole-run statistics use HDR histograms instead.
+// 1.6%). Quantiles find their power of two in coarse, the counts by power,
+// and resets clear only the powers counted, so both cost in proportion to
+// the spread of the interval's values rather than to the histogram's size.
+// Whole-run statistics use HDR histograms instead.
+//
+// A value costs a few increments: a timeline row reads the histogram once
+// per interval, in which hundreds of values may have been recorded, so
+// what only the reads need (where the counts begin and end) is found when
+// reading.
 type intervalHist struct {
-	// The first smallN values are kept exactly: quantiles of a small
-	// interval are exact order statistics. Beyond that the histogram counts.
-	small   [smallN]time.Duration
-	sorted  bool
-	counts  [64 * 64]uint32
-	coarse  [64]uint32 // counts per power of two (64 fine buckets each)
-	lo, hi  int
-	n       uint64
-	sum     float64 // nanoseconds
-	max     time.Duration
-	touched bool
+	// The first smallN values are also kept exactly: quantiles of a small
+	// interval are exact order statistics.
+	small  [smallN]time.Duration
+	sorted bool
+	counts [64 * 64]uint32
+	coarse [64]uint32 // counts per power of two (64 fine buckets each)
+	n      uint64
+	sum    float64 // nanoseconds
+	max    time.Duration
 }
 
 const (
@@ -53,40 +57,19 @@ func histValue(i int) time.Duration {
 
 func (h *intervalHist) record(d time.Duration) {
 	d = max(d, 0)
-	if h.n >= smallN {
-		if h.n == smallN {
-			// The interval's smallN+1st value: the exactly kept values
-			// move into the counts; from then on it counts. Written out
-			// here, not called, so that record needs no stack frame.
-			i := histIndex(h.small[0])
-			h.lo, h.hi, h.touched = i, i, true
-			for _, v := range &h.small {
-				h.count(v)
-			}
-		}
-		h.count(d)
-	} else {
+	if h.n < smallN {
 		h.small[h.n] = d
 	}
+	i := histIndex(d)
+	// histIndex is below 58·64 (d < 2^63): the masks change no index and
+	// spare record its bounds checks.
+	h.counts[i&(len(h.counts)-1)]++
+	h.coarse[i>>subBits&(len(h.coarse)-1)]++
 	h.n++
 	h.sum += float64(d)
 	if d > h.max {
 		h.max = d
 	}
-}
-
-// count adds d to its bucket; the range [lo, hi] is set (record).
-func (h *intervalHist) count(d time.Duration) {
-	i := histIndex(d)
-	if i < h.lo {
-		h.lo = i
-	} else if i > h.hi {
-		h.hi = i
-	}
-	// histIndex is below 58·64 (d < 2^63): the masks change no index and
-	// spare record its bounds checks, and so its stack frame.
-	h.counts[i&(len(h.counts)-1)]++
-	h.coarse[i>>subBits&(len(h.coarse)-1)]++
 }
 
 // quantile returns the q-quantile (0 < q <= 1) in seconds, NaN when empty.
@@ -107,14 +90,14 @@ func (h *intervalHist) quantile(q float64) float64 {
 	}
 	// Find the power of two holding the rank, then the bucket within it.
 	var c uint64
-	blk := h.lo >> subBits
-	for ; blk < h.hi>>subBits; blk++ {
+	blk := 0
+	for ; blk < len(h.coarse)-1; blk++ {
 		if c+uint64(h.coarse[blk]) >= rank {
 			break
 		}
 		c += uint64(h.coarse[blk])
 	}
-	for i := max(h.lo, blk<<subBits); i <= h.hi; i++ {
+	for i := blk << subBits; i < len(h.counts); i++ {
 		c += uint64(h.counts[i])
 		if c >= rank {
 			v := histValue(i)
@@ -135,9 +118,11 @@ func (h *intervalHist) mean() float64 {
 }
 
 func (h *intervalHist) reset() {
-	if h.touched {
-		clear(h.counts[h.lo : h.hi+1])
-		clear(h.coarse[h.lo>>subBits : h.hi>>subBits+1])
+	for b, c := range &h.coarse {
+		if c != 0 {
+			clear(h.counts[b<<subBits : (b+1)<<subBits])
+		}
 	}
-	h.touched, h.sorted, h.n, h.sum, h.max = false, false, 0, 0, 0
+	clear(h.coarse[:])
+	h.sorted, h.n, h.sum, h.max = false, 0, 0, 0
 }
