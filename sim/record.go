@@ -442,15 +442,19 @@ func (rec *recorder) runStateChanged(now time.Duration, to model.RunState) {
 	}
 }
 
-// onSubmit counts a submission.
+// onSubmit counts a submission. A task submitted when it arrives (every
+// one, unless the submitter was held) adds nothing to the delays: adding 0
+// leaves their sum the same, bit for bit (it is never −0), and their
+// maximum is at least 0.
 func (rec *recorder) onSubmit(now time.Duration, t *model.Task) {
 	rec.submitted++
 	if rec.steady(now) {
-		d := t.Submit - t.Arrival
 		rec.nSubmitSteady++
-		rec.submitDelaySum += float64(d) // nanoseconds
-		if d > rec.submitDelayMax {
-			rec.submitDelayMax = d
+		if d := t.Submit - t.Arrival; d != 0 {
+			rec.submitDelaySum += float64(d) // nanoseconds
+			if d > rec.submitDelayMax {
+				rec.submitDelayMax = d
+			}
 		}
 	}
 }
