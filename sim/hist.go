@@ -20,7 +20,9 @@ import (
 // reading.
 type intervalHist struct {
 	// The first smallN values are also kept exactly: quantiles of a small
-	// interval are exact order statistics.
+	// interval are exact order statistics. record writes every value at
+	// n mod smallN, without a branch; past smallN values, small is not
+	// read.
 	small  [smallN]time.Duration
 	sorted bool
 	counts [64 * 64]uint32
@@ -36,13 +38,13 @@ const (
 )
 
 // histIndex is the bucket of d >= 0: d itself below 2^(subBits+1), then
-// 64 buckets per power of two, bucket (e+1)·64 + (d>>e) − 64 for the
-// power 2^(e+subBits+1) ≤ d. Without a branch: the OR makes the exponent
+// 64 buckets per power of two, bucket (e+1)·64 + (d>>e) − 64 = e·64 + (d>>e)
+// for the power 2^(e+subBits+1) ≤ d. Without a branch: the OR makes the exponent
 // 0 below 2^(subBits+1) (hdrIndex does the same).
 func histIndex(d time.Duration) int {
 	v := uint64(d)
 	e := bits.Len64(v|(1<<(subBits+1)-1)) - (subBits + 1) // exponent above the sub-bucket range
-	return (e+1)<<subBits + int(v>>uint(e)) - 1<<subBits
+	return e<<subBits + int(v>>uint(e))
 }
 
 // histValue is the midpoint of bucket i.
@@ -55,21 +57,17 @@ func histValue(i int) time.Duration {
 	return time.Duration(m<<uint(e) + (1<<uint(e))/2)
 }
 
+// record adds d (a negative one as 0) to the interval. It inlines where a
+// task's wait or response is recorded (hence the branch-free forms).
 func (h *intervalHist) record(d time.Duration) {
-	d = max(d, 0)
-	if h.n < smallN {
-		h.small[h.n] = d
-	}
+	d &^= d >> 63 // max(d, 0)
+	h.small[h.n%smallN] = d
 	i := histIndex(d)
-	// histIndex is below 58·64 (d < 2^63): the masks change no index and
-	// spare record its bounds checks.
-	h.counts[i&(len(h.counts)-1)]++
-	h.coarse[i>>subBits&(len(h.coarse)-1)]++
+	h.counts[i]++
+	h.coarse[i>>subBits]++
 	h.n++
 	h.sum += float64(d)
-	if d > h.max {
-		h.max = d
-	}
+	h.max = max(h.max, d)
 }
 
 // quantile returns the q-quantile (0 < q <= 1) in seconds, NaN when empty.
