@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"time"
@@ -13,8 +14,8 @@ import (
 // those of github.com/HdrHistogram/hdrhistogram-go for the same values
 // (hdr_test.go checks this against the library). It is specialised to that
 // one geometry: recording a value is a few shifts and an increment, inlined
-// in the hot path, and it remembers which powers of two it touched, so a
-// reset costs what the run used rather than the whole array.
+// in the hot path; what only the reads need, where the counts begin and
+// end, is found when reading.
 //
 // Geometry: values below 2048 have their own bucket; above, each power of
 // two from 2^11 up is split into 1024 buckets. The flat index of v is
@@ -34,10 +35,10 @@ import (
 // before the quantiles are read. Every index of 64 bits is below 2^16,
 // the arrays' length, so that record needs no bounds check either.
 type durHist struct {
-	counts [1 << 16]uint8
-	wraps  [1 << 16]uint64
-	total  int64
-	used   uint64 // bit b: a value fell in the 1024 buckets from b·1024 (a power of two)
+	counts  [1 << 16]uint8
+	wraps   [1 << 16]uint64
+	total   int64
+	wrapped uint64 // bit b: a bucket among the 1024 from b·1024 (a power of two) has wrapped
 }
 
 const (
@@ -60,10 +61,11 @@ func hdrIndex(v int64) int {
 
 // Where record counts the values it does not clamp: those beyond
 // hdrHighest fall from hdrIndex(hdrHighest)+1 up to hdrNegative, the
-// negative ones (above 2^63 unsigned) from there on.
+// negative ones (above 2^63 unsigned) from there on, below hdrLimit.
 var (
 	hdrTop      = hdrIndex(hdrHighest)
 	hdrNegative = hdrIndex(math.MinInt64)
+	hdrLimit    = hdrIndex(-1) + 1 // a multiple of 8: bytes are scanned 8 at a time
 )
 
 // normalize moves the counts of the values record did not clamp to the
@@ -71,10 +73,11 @@ var (
 // those beyond. It changes no quantile: the histogram is the one of the
 // clamped values either way.
 func (h *durHist) normalize() {
-	if h.used>>(hdrTop>>hdrSubBits) == 0 {
-		return // no value beyond hdrHighest's power of two (the common case)
-	}
-	for i := hdrTop + 1; i < len(h.counts); i++ {
+	for i := hdrTop + 1; i < hdrLimit; i++ {
+		if i%8 == 0 && binary.LittleEndian.Uint64(h.counts[i:]) == 0 && h.wrapped>>(i>>hdrSubBits)&1 == 0 {
+			i += 7 // eight empty buckets (the common case: all of them)
+			continue
+		}
 		c := h.count(i)
 		if c == 0 {
 			continue
@@ -86,7 +89,9 @@ func (h *durHist) normalize() {
 		}
 		c += h.count(to)
 		h.counts[to], h.wraps[to] = uint8(c), uint64(c>>8)
-		h.used |= 1 << (to >> hdrSubBits)
+		if c > math.MaxUint8 {
+			h.wrapped |= 1 << (to >> hdrSubBits)
+		}
 	}
 }
 
@@ -97,9 +102,9 @@ func (h *durHist) record(d time.Duration) {
 	h.counts[i]++
 	if h.counts[i] == 0 { // it wrapped
 		h.wraps[i]++
+		h.wrapped |= 1 << (i >> hdrSubBits)
 	}
 	h.total++
-	h.used |= 1 << (i >> hdrSubBits)
 }
 
 // count is bucket i's count.
@@ -107,26 +112,35 @@ func (h *durHist) count(i int) int64 {
 	return int64(h.wraps[i])<<8 | int64(h.counts[i])
 }
 
-// reset empties the histogram, clearing only the powers of two touched
-// (and their wraps only if a bucket may have wrapped).
+// reset empties the histogram: the counts (64 KB), and the wraps of the
+// powers of two where a bucket wrapped.
 func (h *durHist) reset() {
-	for u := h.used; u != 0; u &= u - 1 {
+	clear(h.counts[:])
+	for u := h.wrapped; u != 0; u &= u - 1 {
 		b := bits.TrailingZeros64(u) << hdrSubBits
-		clear(h.counts[b : b+hdrHalf])
-		if h.total > math.MaxUint8 {
-			clear(h.wraps[b : b+hdrHalf])
-		}
+		clear(h.wraps[b : b+hdrHalf])
 	}
-	h.total, h.used = 0, 0
+	h.total, h.wrapped = 0, 0
 }
 
-// span is the range of indices of the powers of two touched: lo > hi when
-// empty.
+// span is the range of the buckets counted: lo > hi when empty.
 func (h *durHist) span() (lo, hi int) {
-	if h.used == 0 {
-		return 0, -1
+	lo, hi = hdrLimit, -1
+	for w := 0; w < hdrLimit; w += 8 {
+		if x := binary.LittleEndian.Uint64(h.counts[w:]); x != 0 {
+			lo = min(lo, w+bits.TrailingZeros64(x)/8)
+			hi = max(hi, w+7-bits.LeadingZeros64(x)/8)
+		}
 	}
-	return bits.TrailingZeros64(h.used) << hdrSubBits, bits.Len64(h.used)<<hdrSubBits - 1
+	for u := h.wrapped; u != 0; u &= u - 1 { // a count of 256·k has a zero byte
+		b := bits.TrailingZeros64(u) << hdrSubBits
+		for i := b; i < b+hdrHalf; i++ {
+			if h.wraps[i] != 0 {
+				lo, hi = min(lo, i), max(hi, i)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // bucketOf splits a flat index into its power of two k and sub-bucket s:

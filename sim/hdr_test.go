@@ -91,3 +91,24 @@ func TestDurHistReadMidRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDurHistWholeWraps: a bucket whose count is a multiple of 256 has a
+// zero byte in counts; the quantiles still find it at either end of the
+// range (durHist.span looks in wraps too).
+func TestDurHistWholeWraps(t *testing.T) {
+	ref, got := hdr.New(1, hdrHighest, 3), newDurHist()
+	for _, v := range []struct {
+		d time.Duration
+		n int
+	}{{5, 512}, {time.Millisecond, 3}, {time.Second, 256}} {
+		for range v.n {
+			_ = ref.RecordValue(clampHDR(v.d))
+			got.record(v.d)
+		}
+	}
+	for _, q := range []float64{0, 1, 50, 66, 67, 99, 100} {
+		if w, g := ref.ValueAtQuantile(q), got.valueAtPercentile(q); w != g {
+			t.Errorf("quantile %v: durHist %d, hdrhistogram-go %d", q, g, w)
+		}
+	}
+}
