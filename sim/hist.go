@@ -9,21 +9,27 @@ import (
 
 // intervalHist is a small log-linear histogram of durations for one
 // timeline interval: 64 sub-buckets per power of two (relative error below
-// 1.6%), and it remembers which buckets it touched, so quantiles and resets
-// cost in proportion to the spread of the interval's values rather than to
-// the histogram's size. Whole-run statistics use HDR histograms instead.
+// 1.6%). Quantiles find their power of two in coarse, the counts by power,
+// and resets clear only the powers counted, so both cost in proportion to
+// the spread of the interval's values rather than to the histogram's size.
+// Whole-run statistics use HDR histograms instead.
+//
+// A value costs a few increments: a timeline row reads the histogram once
+// per interval, in which hundreds of values may have been recorded, so
+// what only the reads need (where the counts begin and end) is found when
+// reading.
 type intervalHist struct {
-	// The first smallN values are kept exactly: quantiles of a small
-	// interval are exact order statistics. Beyond that the histogram counts.
-	small   [smallN]time.Duration
-	sorted  bool
-	counts  [64 * 64]uint32
-	coarse  [64]uint32 // counts per power of two (64 fine buckets each)
-	lo, hi  int
-	n       uint64
-	sum     float64 // nanoseconds
-	max     time.Duration
-	touched bool
+	// The first smallN values are also kept exactly: quantiles of a small
+	// interval are exact order statistics. record writes every value at
+	// n mod smallN, without a branch; past smallN values, small is not
+	// read.
+	small  [smallN]time.Duration
+	sorted bool
+	counts [64 * 64]uint32
+	coarse [64]uint32 // counts per power of two (64 fine buckets each)
+	n      uint64
+	sum    float64 // nanoseconds
+	max    time.Duration
 }
 
 const (
@@ -32,13 +38,13 @@ const (
 )
 
 // histIndex is the bucket of d >= 0: d itself below 2^(subBits+1), then
-// 64 buckets per power of two, bucket (e+1)·64 + (d>>e) − 64 for the
-// power 2^(e+subBits+1) ≤ d. Without a branch: the OR makes the exponent
+// 64 buckets per power of two, bucket (e+1)·64 + (d>>e) − 64 = e·64 + (d>>e)
+// for the power 2^(e+subBits+1) ≤ d. Without a branch: the OR makes the exponent
 // 0 below 2^(subBits+1) (hdrIndex does the same).
 func histIndex(d time.Duration) int {
 	v := uint64(d)
 	e := bits.Len64(v|(1<<(subBits+1)-1)) - (subBits + 1) // exponent above the sub-bucket range
-	return (e+1)<<subBits + int(v>>uint(e)) - 1<<subBits
+	return e<<subBits + int(v>>uint(e))
 }
 
 // histValue is the midpoint of bucket i.
@@ -51,42 +57,17 @@ func histValue(i int) time.Duration {
 	return time.Duration(m<<uint(e) + (1<<uint(e))/2)
 }
 
+// record adds d (a negative one as 0) to the interval. It inlines where a
+// task's wait or response is recorded (hence the branch-free forms).
 func (h *intervalHist) record(d time.Duration) {
-	d = max(d, 0)
-	if h.n >= smallN {
-		if h.n == smallN {
-			// The interval's smallN+1st value: the exactly kept values
-			// move into the counts; from then on it counts. Written out
-			// here, not called, so that record needs no stack frame.
-			i := histIndex(h.small[0])
-			h.lo, h.hi, h.touched = i, i, true
-			for _, v := range &h.small {
-				h.count(v)
-			}
-		}
-		h.count(d)
-	} else {
-		h.small[h.n] = d
-	}
+	d &^= d >> 63 // max(d, 0)
+	h.small[h.n%smallN] = d
+	i := histIndex(d)
+	h.counts[i]++
+	h.coarse[i>>subBits]++
 	h.n++
 	h.sum += float64(d)
-	if d > h.max {
-		h.max = d
-	}
-}
-
-// count adds d to its bucket; the range [lo, hi] is set (record).
-func (h *intervalHist) count(d time.Duration) {
-	i := histIndex(d)
-	if i < h.lo {
-		h.lo = i
-	} else if i > h.hi {
-		h.hi = i
-	}
-	// histIndex is below 58·64 (d < 2^63): the masks change no index and
-	// spare record its bounds checks, and so its stack frame.
-	h.counts[i&(len(h.counts)-1)]++
-	h.coarse[i>>subBits&(len(h.coarse)-1)]++
+	h.max = max(h.max, d)
 }
 
 // quantile returns the q-quantile (0 < q <= 1) in seconds, NaN when empty.
@@ -107,14 +88,14 @@ func (h *intervalHist) quantile(q float64) float64 {
 	}
 	// Find the power of two holding the rank, then the bucket within it.
 	var c uint64
-	blk := h.lo >> subBits
-	for ; blk < h.hi>>subBits; blk++ {
+	blk := 0
+	for ; blk < len(h.coarse)-1; blk++ {
 		if c+uint64(h.coarse[blk]) >= rank {
 			break
 		}
 		c += uint64(h.coarse[blk])
 	}
-	for i := max(h.lo, blk<<subBits); i <= h.hi; i++ {
+	for i := blk << subBits; i < len(h.counts); i++ {
 		c += uint64(h.counts[i])
 		if c >= rank {
 			v := histValue(i)
@@ -135,9 +116,11 @@ func (h *intervalHist) mean() float64 {
 }
 
 func (h *intervalHist) reset() {
-	if h.touched {
-		clear(h.counts[h.lo : h.hi+1])
-		clear(h.coarse[h.lo>>subBits : h.hi>>subBits+1])
+	for b, c := range &h.coarse {
+		if c != 0 {
+			clear(h.counts[b<<subBits : (b+1)<<subBits])
+		}
 	}
-	h.touched, h.sorted, h.n, h.sum, h.max = false, false, 0, 0, 0
+	clear(h.coarse[:])
+	h.sorted, h.n, h.sum, h.max = false, 0, 0, 0
 }

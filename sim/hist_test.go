@@ -53,6 +53,12 @@ func TestIntervalHist(t *testing.T) {
 		}
 	}
 	h.reset()
+	h.record(-time.Second) // counts as 0
+	h.record(0)
+	if q, m := h.quantile(1), h.mean(); q != 0 || m != 0 {
+		t.Errorf("negative values: quantile %v, mean %v, want 0 and 0", q, m)
+	}
+	h.reset()
 	if !math.IsNaN(h.quantile(0.5)) || !math.IsNaN(h.mean()) {
 		t.Error("an empty interval must give NaN (an empty cell), not a number")
 	}

@@ -25,7 +25,7 @@ type recorder struct {
 	// count holds the live workers by state (model.Running, IdleTimed,
 	// IdleUntimed; the Starting and Exited slots absorb the other end of a
 	// creation or an exit), and poolSize their sum.
-	count              [model.Exited + 1]int
+	count              [stateSlots]int
 	poolSize, queueLen int
 
 	// Steady state (from warmup on).
@@ -38,8 +38,8 @@ type recorder struct {
 	// (integrate), and the running workers' is the pool's less the idle
 	// ones'; once eager, all at every event (advanceSlow). areas reads
 	// them up to lastT either way.
-	area                  [model.Exited + 1]float64
-	since                 [model.Exited + 1]time.Duration
+	area                  [stateSlots]float64
+	since                 [stateSlots]time.Duration
 	areaPool, areaQueue   float64
 	poolSince, queueSince time.Duration
 	lazy                  uint          // counts below it keep the lazy integrals exact (lazyBound)
@@ -98,8 +98,8 @@ type recorder struct {
 }
 
 // histograms recycles the whole-run histograms across runs: each is
-// ~400 KB, and a sweep or a diagnosis runs thousands of simulations in one
-// process.
+// ~580 KB (of which a run touches some tens), and a sweep or a diagnosis
+// runs thousands of simulations in one process.
 var histograms = sync.Pool{New: func() any { return newDurHist() }}
 
 // intervalHists recycles the timeline's interval histograms (~17 KB each).
@@ -124,7 +124,7 @@ func newRecorder(sc *scenarios.Scenario, timeline, samples bool) *recorder {
 	}
 	r.lazy = lazyBound(sc.Duration - sc.Warmup)
 	w := sc.Warmup
-	r.since = [...]time.Duration{model.Starting: noSince, model.Running: noSince, model.IdleTimed: w, model.IdleUntimed: w, model.Exited: noSince}
+	r.since = [stateSlots]time.Duration{model.Starting: noSince, model.Running: noSince, model.IdleTimed: w, model.IdleUntimed: w, model.Exited: noSince}
 	r.poolSince, r.queueSince = w, w
 	r.slowUntil = max(w, 1) // the first event after 0 takes the slow path
 	if w > 0 {
@@ -145,6 +145,14 @@ func (r *recorder) maxima() (pool, queue int) {
 	}
 	return r.poolSizeMax, r.queueLenMax
 }
+
+// stateSlots is the length of the recorder's arrays by worker state: a
+// power of two above model.Exited, so that a state masked by stateSlots−1
+// (which changes none) indexes them without a bounds check, on every
+// worker's change of state. The slots past Exited are unused.
+const stateSlots = 8
+
+var _ = [stateSlots]struct{}{model.Exited: {}} // does not compile if Exited has no slot
 
 // noSince is the since of an integral not kept lazily (the slots of the
 // running workers, derived, and of Starting and Exited, unused; every one
@@ -283,6 +291,7 @@ func (r *recorder) toEager() {
 // workers, once eager, before the warmup and at an instant already
 // integrated).
 func (r *recorder) integrate(s model.State) {
+	s &= stateSlots - 1
 	if d := r.lastT - r.since[s]; d > 0 {
 		r.area[s] += float64(r.count[s]) * float64(d)
 		r.since[s] = r.lastT
@@ -297,9 +306,9 @@ func (r *recorder) moved(from, to model.State) {
 		r.resized(from, to)
 	}
 	r.integrate(from)
-	r.count[from]--
+	r.count[from&(stateSlots-1)]--
 	r.integrate(to)
-	r.count[to]++
+	r.count[to&(stateSlots-1)]++
 }
 
 // resized integrates the pool's size up to the current instant and
@@ -442,15 +451,19 @@ func (rec *recorder) runStateChanged(now time.Duration, to model.RunState) {
 	}
 }
 
-// onSubmit counts a submission.
+// onSubmit counts a submission. A task submitted when it arrives (every
+// one, unless the submitter was held) adds nothing to the delays: adding 0
+// leaves their sum the same, bit for bit (it is never −0), and their
+// maximum is at least 0.
 func (rec *recorder) onSubmit(now time.Duration, t *model.Task) {
 	rec.submitted++
 	if rec.steady(now) {
-		d := t.Submit - t.Arrival
 		rec.nSubmitSteady++
-		rec.submitDelaySum += float64(d) // nanoseconds
-		if d > rec.submitDelayMax {
-			rec.submitDelayMax = d
+		if d := t.Submit - t.Arrival; d != 0 {
+			rec.submitDelaySum += float64(d) // nanoseconds
+			if d > rec.submitDelayMax {
+				rec.submitDelayMax = d
+			}
 		}
 	}
 }
