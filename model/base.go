@@ -49,8 +49,11 @@ type pool struct {
 	waiters waitList
 	store   taskStore
 	// queued is store.size(), kept here so that QueueLen, asked after
-	// every event, reads a field (CheckInvariants holds them equal): every
-	// change of the store goes through enqueue, dequeue or drained.
+	// every event, and the rules that ask "is the queue empty?" on every
+	// task (getTask, addWorker, processWorkerExit, tryTerminate) read a
+	// field instead of calling the store (CheckInvariants holds them
+	// equal): every change of the store goes through enqueue, dequeue or
+	// drained.
 	queued int
 	// signalled counts the workers signalled and still waking
 	// (Config.Wakeup).
@@ -115,13 +118,15 @@ func (p *pool) enqueue(t *Task) bool {
 }
 
 // dequeue is the store's poll, counted: the head, or nil. The task it
-// points to is valid until the queue's next change.
+// points to is valid until the queue's next change. An empty queue, which
+// is what a worker finishing its task finds whenever the pool keeps up,
+// answers nil without asking the store.
 func (p *pool) dequeue() *Task {
-	t := p.store.poll()
-	if t != nil {
-		p.queued--
+	if p.queued == 0 {
+		return nil
 	}
-	return t
+	p.queued-- // a store that holds tasks polls one
+	return p.store.poll()
 }
 
 // LargestPoolSize is getLargestPoolSize() (R31).

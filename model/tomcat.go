@@ -62,5 +62,5 @@ func (p *TomcatThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
 // replaceOnExit is Tomcat's processWorkerExit (R70, bug 65454): as the
 // JDK's, and a normal exit is also replaced whenever tasks are queued.
 func (p *TomcatThreadPoolExecutor) replaceOnExit(abrupt bool) bool {
-	return abrupt || p.wc < p.minWorkers() || p.store.size() > 0
+	return abrupt || p.wc < p.minWorkers() || p.queued > 0
 }

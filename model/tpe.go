@@ -197,7 +197,7 @@ func (p *ThreadPoolExecutor) reject(t *Task) (threw bool) {
 // (ThreadLimit), which the JDK surfaces as an Error from execute.
 func (p *ThreadPoolExecutor) addWorker(firstTask *Task, core bool) (ok, failed bool) {
 	// R9: no new workers once stopping, nor task-carrying ones once shut down.
-	if p.runState >= PoolShutdown && (p.runState >= PoolStop || firstTask != nil || p.store.size() == 0) {
+	if p.runState >= PoolShutdown && (p.runState >= PoolStop || firstTask != nil || p.queued == 0) {
 		return false, false
 	}
 	// R10
@@ -251,7 +251,7 @@ func (p *ThreadPoolExecutor) runWorkerLoop(w *Worker, threw bool) {
 func (p *ThreadPoolExecutor) getTask(w *Worker) {
 	for {
 		// (a) stopping, or shut down with nothing left to do.
-		if p.runState >= PoolShutdown && (p.runState >= PoolStop || p.store.size() == 0) {
+		if p.runState >= PoolShutdown && (p.runState >= PoolStop || p.queued == 0) {
 			p.wc--
 			p.processWorkerExit(w, false)
 			return
@@ -259,7 +259,7 @@ func (p *ThreadPoolExecutor) getTask(w *Worker) {
 		// (b)
 		timed := p.cfg.CoreTimeOut || p.wc > p.cfg.Core
 		// (c) cull, with the last-worker guard.
-		if (p.wc > p.cfg.Max || (timed && w.timedOut)) && (p.wc > 1 || p.store.size() == 0) {
+		if (p.wc > p.cfg.Max || (timed && w.timedOut)) && (p.wc > 1 || p.queued == 0) {
 			p.wc--
 			p.processWorkerExit(w, false)
 			return
@@ -401,7 +401,7 @@ func (p *ThreadPoolExecutor) minWorkers() int {
 	if p.cfg.CoreTimeOut {
 		min = 0
 	}
-	if min == 0 && p.store.size() > 0 {
+	if min == 0 && p.queued > 0 {
 		min = 1
 	}
 	return min
@@ -409,7 +409,7 @@ func (p *ThreadPoolExecutor) minWorkers() int {
 
 // tryTerminate is tryTerminate() (R29).
 func (p *ThreadPoolExecutor) tryTerminate() {
-	if p.runState == PoolRunning || p.runState >= PoolTidying || (p.runState == PoolShutdown && p.store.size() > 0) {
+	if p.runState == PoolRunning || p.runState >= PoolTidying || (p.runState == PoolShutdown && p.queued > 0) {
 		return
 	}
 	if p.wc != 0 {
