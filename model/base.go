@@ -58,6 +58,11 @@ type pool struct {
 	// signalled counts the workers signalled and still waking
 	// (Config.Wakeup).
 	signalled int
+	// cascades: with Config.Wakeup, a dequeue that leaves tasks queued
+	// signals the next waiter (cascade, R114). It is fixed at
+	// construction (no setter changes the queue or the wake-up latency),
+	// so that every dequeue tests one field.
+	cascades bool
 
 	nextID             int
 	largestPoolSize    int
@@ -88,6 +93,7 @@ func (p *pool) init(now time.Duration, cfg Config, obs Observer) {
 	p.cfg, p.handOff, p.obs, p.now = cfg, cfg.HandOff(), obs, now
 	p.note = notifier(obs, &p.events)
 	p.store = newStore(cfg.Queue, cfg.QueueCapacity)
+	p.cascades = cfg.Wakeup && cfg.Queue.cascades()
 }
 
 // Config returns the pool's current configuration.
@@ -228,9 +234,10 @@ func (p *pool) signal() {
 }
 
 // cascade is LinkedBlockingQueue's take/poll signalling the next waiter
-// when tasks remain after a dequeue (R114), with Config.Wakeup.
+// when tasks remain after a dequeue (R114), with Config.Wakeup. It inlines:
+// without a wake-up latency a dequeue pays one test.
 func (p *pool) cascade() {
-	if p.cfg.Wakeup && p.queued > 0 && p.cfg.Queue != Array && p.cfg.Queue != Priority && p.cfg.Queue != Synchronous {
+	if p.cascades && p.queued > 0 {
 		p.signal()
 	}
 }
