@@ -184,11 +184,14 @@ func (p *pool) nextParked() *Worker {
 	return p.waiters.head
 }
 
-// plainOffer is the queue's offer: a parked worker, if any, receives the
-// task at once, chosen by the queue's hand-off order (R47, R50); else the
-// store takes it if it has room; a SynchronousQueue without a parked
-// worker refuses (R49).
-func (p *pool) plainOffer(t *Task) bool {
+// offer is workQueue.offer(task) on a JDK queue: a parked worker, if any,
+// receives the task at once, chosen by the queue's hand-off order (R47,
+// R50); else the store takes it if it has room; a SynchronousQueue without
+// a parked worker refuses (R49). ThreadPoolExecutor's offer (overrides) is
+// this method, promoted, so that execute reaches it in one call; Tomcat's
+// TaskQueue overrides it and calls it as LinkedBlockingQueue's
+// super.offer.
+func (p *pool) offer(t *Task) bool {
 	if p.cfg.Wakeup && p.cfg.Queue != Synchronous {
 		return p.conditionOffer(t)
 	}

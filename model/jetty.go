@@ -87,7 +87,7 @@ func wholeMillis(d time.Duration) bool {
 func (p *QueuedThreadPool) Execute(now time.Duration, t *Task) {
 	p.now = now
 	start := p.waiters.n == 0 && p.wc < p.cfg.Max
-	p.plainOffer(t)
+	p.offer(t)
 	if start {
 		p.startThread()
 	}

@@ -150,9 +150,6 @@ func (p *ThreadPoolExecutor) executeInternal(t *Task) (threw bool) {
 	return p.reject(t)
 }
 
-// offer is workQueue.offer(task) on a JDK queue.
-func (p *ThreadPoolExecutor) offer(t *Task) bool { return p.plainOffer(t) }
-
 // reject is reject(command): the handler's rejectedExecution (R32–R36). It
 // reports whether the handler threw RejectedExecutionException
 // (AbortPolicy); the throw itself is reported by whoever it reaches.
