@@ -175,14 +175,9 @@ func (p *pool) Parked(fn func(*Worker)) {
 // Queued calls fn for every queued task in the order workers will take them.
 func (p *pool) Queued(fn func(*Task)) { p.store.each(fn) }
 
-// nextParked is the parked worker the queue hands the next task to (R47,
-// R50), or nil.
-func (p *pool) nextParked() *Worker {
-	if p.handOff == LIFO {
-		return p.waiters.tail
-	}
-	return p.waiters.head
-}
+// unparkNext takes the parked worker the queue hands the next task to
+// (R47, R50) off the wait list and returns it; some worker is parked.
+func (p *pool) unparkNext() *Worker { return p.waiters.pop(p.handOff == LIFO) }
 
 // offer is workQueue.offer(task) on a JDK queue: a parked worker, if any,
 // receives the task at once, chosen by the queue's hand-off order (R47,
@@ -195,8 +190,8 @@ func (p *pool) offer(t *Task) bool {
 	if p.cfg.Wakeup && p.cfg.Queue != Synchronous {
 		return p.conditionOffer(t)
 	}
-	if w := p.nextParked(); w != nil {
-		p.waiters.remove(w)
+	if p.waiters.n > 0 {
+		w := p.unparkNext()
 		w.timedOut = false
 		// With a wake-up latency only a SynchronousQueue gets here: its
 		// matched worker has the task now and starts it once awake (R119).
@@ -226,11 +221,10 @@ func (p *pool) conditionOffer(t *Task) bool {
 // signal moves the waiter the queue hands off to (R47, R50) off the wait
 // list: it wakes, and acts when the event loop calls Woken (R111).
 func (p *pool) signal() {
-	w := p.nextParked()
-	if w == nil {
+	if p.waiters.n == 0 {
 		return
 	}
-	p.waiters.remove(w)
+	w := p.unparkNext()
 	w.signalled = true
 	p.signalled++
 	p.emit(Event{Kind: Signalled, Worker: w})
