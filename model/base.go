@@ -247,9 +247,9 @@ func (p *pool) newWorker() *Worker {
 	if len(p.slab) == 0 {
 		p.slab = make([]Worker, workerSlab)
 	}
-	w := &p.slab[0]
+	w := &p.slab[0] // zero, as make left it: only the fields set here differ
 	p.slab = p.slab[1:]
-	*w = Worker{ID: p.nextID, Created: p.now, slot: p.allocSlot()}
+	w.ID, w.Created, w.slot = p.nextID, p.now, p.allocSlot()
 	p.workers.pushBack(w)
 	if p.workers.n > p.largestPoolSize {
 		p.largestPoolSize = p.workers.n
