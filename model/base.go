@@ -67,7 +67,12 @@ type pool struct {
 	nextID             int
 	largestPoolSize    int
 	completedTaskCount int64 // of exited workers; live ones add theirs
-	counts             [Exited + 1]int
+	// counts[s] is how many workers entered state s less how many left
+	// it: for Running and the idle states the live workers in s; Starting,
+	// which no worker enters, and Exited, which none leaves, count every
+	// thread ever created and exited, so that setState moves a worker
+	// between any two states without asking which.
+	counts [Exited + 1]int
 
 	// freeSlots holds the slots of exited workers for reuse, and nSlots
 	// how many slots were ever handed out (Worker.Slot).
@@ -105,8 +110,14 @@ func (p *pool) RunState() RunState { return p.runState }
 // PoolSize is getPoolSize(): the number of live workers (R31).
 func (p *pool) PoolSize() int { return p.workers.n }
 
-// Count returns how many live workers are in state s.
-func (p *pool) Count(s State) int { return p.counts[s] }
+// Count returns how many live workers are in state s: none is Starting or
+// Exited.
+func (p *pool) Count(s State) int {
+	if s == Starting || s == Exited {
+		return 0
+	}
+	return p.counts[s]
+}
 
 // ActiveCount is getActiveCount(): workers running a task (R31).
 func (p *pool) ActiveCount() int { return p.counts[Running] }
@@ -332,26 +343,24 @@ func (p *pool) parkUntil(w *Worker, timed bool, deadline time.Duration) {
 func (p *pool) unpark(w *Worker) { p.waiters.remove(w) }
 
 // setState is the one place a worker's state changes; it keeps the counts
-// and reports the change.
+// and reports the change. It runs twice on every task's path (the worker
+// starts it, then parks or takes the next), so it does only that: the
+// counts move from one entry to the other, whichever the states.
 //
 // A worker that stays in its state (a running worker taking its next task
 // from the queue) only restarts its Since.
 func (p *pool) setState(w *Worker, s State) {
-	from := w.state
-	w.state, w.since = s, p.now
+	now, from := p.now, w.state
+	w.state, w.since = s, now
 	if from == s {
 		return
 	}
-	if from != Starting {
-		p.counts[from]--
-	}
-	if s != Exited {
-		p.counts[s]++
-	}
+	p.counts[from]--
+	p.counts[s]++
 	if s.idle() && !from.idle() {
-		w.idleSince = p.now
+		w.idleSince = now
 	}
-	p.note.OnWorkerChanged(p.now, w, from, s)
+	p.note.OnWorkerChanged(now, w, from, s)
 }
 
 func (p *pool) advanceRunState(to RunState) {
