@@ -71,8 +71,9 @@ type pool struct {
 	// it: for Running and the idle states the live workers in s; Starting,
 	// which no worker enters, and Exited, which none leaves, count every
 	// thread ever created and exited, so that setState moves a worker
-	// between any two states without asking which.
-	counts [Exited + 1]int
+	// between any two states without asking which. setState indexes it
+	// by s&stateMask, which the compiler knows is in range.
+	counts [stateMask + 1]int
 
 	// freeSlots holds the slots of exited workers for reuse, and nSlots
 	// how many slots were ever handed out (Worker.Slot).
@@ -90,6 +91,12 @@ type pool struct {
 	// reused: a pointer to an exited one stays what it was.
 	slab []Worker
 }
+
+// stateMask masks a State into pool.counts: the states fit in three bits,
+// and an index so masked needs no bounds check on every task's path.
+const stateMask = 7
+
+const _ = uint8(stateMask - Exited) // every State fits: a compile error otherwise
 
 // workerSlab is how many Workers are allocated at once.
 const workerSlab = 64
@@ -113,10 +120,11 @@ func (p *pool) PoolSize() int { return p.workers.n }
 // Count returns how many live workers are in state s: none is Starting or
 // Exited.
 func (p *pool) Count(s State) int {
-	if s == Starting || s == Exited {
-		return 0
+	switch s {
+	case Running, IdleTimed, IdleUntimed:
+		return p.counts[s]
 	}
-	return p.counts[s]
+	return 0
 }
 
 // ActiveCount is getActiveCount(): workers running a task (R31).
@@ -355,8 +363,8 @@ func (p *pool) setState(w *Worker, s State) {
 	if from == s {
 		return
 	}
-	p.counts[from]--
-	p.counts[s]++
+	p.counts[from&stateMask]--
+	p.counts[s&stateMask]++
 	if s.idle() && !from.idle() {
 		w.idleSince = now
 	}
