@@ -421,6 +421,8 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 		}
 		if w.waiting {
 			parked++
+		} else if w.wprev != nil || w.wnext != nil {
+			fail("worker %d off the wait list with links", w.ID) // pushBack relies on nil ones
 		}
 		if w.signalled {
 			sig++
