@@ -51,12 +51,19 @@ func (p *TomcatThreadPoolExecutor) Execute(now time.Duration, t *Task) {
 func (p *TomcatThreadPoolExecutor) execute(t *Task) { p.Execute(p.now, t) }
 
 // TaskDone ends w's task: Tomcat's afterExecute counts it, submittedCount−1
-// whether or not it threw (R64); the exception reaches runWorker as in the
-// JDK.
+// whether or not it threw (R64); then runWorker goes on as the JDK's, of
+// which Tomcat's class is a copy (R63): a task's exception ends the worker
+// abruptly (R14, R17), else it asks getTask for the next. That is the
+// JDK's TaskDone, written out here so that a task's end is one call
+// before getTask.
 func (p *TomcatThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
 	p.finishTask(now, w)
 	p.submittedCount--
-	p.runWorkerLoop(w, w.task.Fails)
+	if w.task.Fails {
+		p.processWorkerExit(w, true)
+		return
+	}
+	p.getTask(w)
 }
 
 // replaceOnExit is Tomcat's processWorkerExit (R70, bug 65454): as the

@@ -232,16 +232,6 @@ func (p *ThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
 	p.getTask(w)
 }
 
-// runWorkerLoop is what runWorker does after a task: exit abruptly if the
-// task's exception reached it (R14, R17), else getTask.
-func (p *ThreadPoolExecutor) runWorkerLoop(w *Worker, threw bool) {
-	if threw {
-		p.processWorkerExit(w, true)
-		return
-	}
-	p.getTask(w)
-}
-
 // getTask is getTask() (R15) together with runWorker's loop around it: it
 // either hands w its next task, parks it in poll(keepAlive) or take(), or
 // makes it exit. Its "timed" decision is taken on every pass (R15b).
