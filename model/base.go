@@ -49,17 +49,31 @@ type pool struct {
 	waiters waitList
 	store   taskStore
 	// queued is store.size(), kept here so that QueueLen, asked after
-	// every event, reads a field (CheckInvariants holds them equal): every
-	// change of the store goes through enqueue, dequeue or drained.
+	// every event, and the rules that ask "is the queue empty?" on every
+	// task (getTask, addWorker, processWorkerExit, tryTerminate) read a
+	// field instead of calling the store (CheckInvariants holds them
+	// equal): every change of the store goes through enqueue, dequeue or
+	// drained.
 	queued int
 	// signalled counts the workers signalled and still waking
 	// (Config.Wakeup).
 	signalled int
+	// cascades: with Config.Wakeup, a dequeue that leaves tasks queued
+	// signals the next waiter (cascade, R114). It is fixed at
+	// construction (no setter changes the queue or the wake-up latency),
+	// so that every dequeue tests one field.
+	cascades bool
 
 	nextID             int
 	largestPoolSize    int
 	completedTaskCount int64 // of exited workers; live ones add theirs
-	counts             [Exited + 1]int
+	// counts[s] is how many workers entered state s less how many left
+	// it: for Running and the idle states the live workers in s; Starting,
+	// which no worker enters, and Exited, which none leaves, count every
+	// thread ever created and exited, so that setState moves a worker
+	// between any two states without asking which. setState indexes it
+	// by s&stateMask, which the compiler knows is in range.
+	counts [stateMask + 1]int
 
 	// freeSlots holds the slots of exited workers for reuse, and nSlots
 	// how many slots were ever handed out (Worker.Slot).
@@ -78,6 +92,12 @@ type pool struct {
 	slab []Worker
 }
 
+// stateMask masks a State into pool.counts: the states fit in three bits,
+// and an index so masked needs no bounds check on every task's path.
+const stateMask = 7
+
+const _ = uint8(stateMask - Exited) // every State fits: a compile error otherwise
+
 // workerSlab is how many Workers are allocated at once.
 const workerSlab = 64
 
@@ -85,6 +105,7 @@ func (p *pool) init(now time.Duration, cfg Config, obs Observer) {
 	p.cfg, p.handOff, p.obs, p.now = cfg, cfg.HandOff(), obs, now
 	p.note = notifier(obs, &p.events)
 	p.store = newStore(cfg.Queue, cfg.QueueCapacity)
+	p.cascades = cfg.Wakeup && cfg.Queue.cascades()
 }
 
 // Config returns the pool's current configuration.
@@ -96,8 +117,15 @@ func (p *pool) RunState() RunState { return p.runState }
 // PoolSize is getPoolSize(): the number of live workers (R31).
 func (p *pool) PoolSize() int { return p.workers.n }
 
-// Count returns how many live workers are in state s.
-func (p *pool) Count(s State) int { return p.counts[s] }
+// Count returns how many live workers are in state s: none is Starting or
+// Exited.
+func (p *pool) Count(s State) int {
+	switch s {
+	case Running, IdleTimed, IdleUntimed:
+		return p.counts[s]
+	}
+	return 0
+}
 
 // ActiveCount is getActiveCount(): workers running a task (R31).
 func (p *pool) ActiveCount() int { return p.counts[Running] }
@@ -115,13 +143,15 @@ func (p *pool) enqueue(t *Task) bool {
 }
 
 // dequeue is the store's poll, counted: the head, or nil. The task it
-// points to is valid until the queue's next change.
+// points to is valid until the queue's next change. An empty queue, which
+// is what a worker finishing its task finds whenever the pool keeps up,
+// answers nil without asking the store.
 func (p *pool) dequeue() *Task {
-	t := p.store.poll()
-	if t != nil {
-		p.queued--
+	if p.queued == 0 {
+		return nil
 	}
-	return t
+	p.queued-- // a store that holds tasks polls one
+	return p.store.poll()
 }
 
 // LargestPoolSize is getLargestPoolSize() (R31).
@@ -164,25 +194,23 @@ func (p *pool) Parked(fn func(*Worker)) {
 // Queued calls fn for every queued task in the order workers will take them.
 func (p *pool) Queued(fn func(*Task)) { p.store.each(fn) }
 
-// nextParked is the parked worker the queue hands the next task to (R47,
-// R50), or nil.
-func (p *pool) nextParked() *Worker {
-	if p.handOff == LIFO {
-		return p.waiters.tail
-	}
-	return p.waiters.head
-}
+// unparkNext takes the parked worker the queue hands the next task to
+// (R47, R50) off the wait list and returns it; some worker is parked.
+func (p *pool) unparkNext() *Worker { return p.waiters.pop(p.handOff == LIFO) }
 
-// plainOffer is the queue's offer: a parked worker, if any, receives the
-// task at once, chosen by the queue's hand-off order (R47, R50); else the
-// store takes it if it has room; a SynchronousQueue without a parked
-// worker refuses (R49).
-func (p *pool) plainOffer(t *Task) bool {
+// offer is workQueue.offer(task) on a JDK queue: a parked worker, if any,
+// receives the task at once, chosen by the queue's hand-off order (R47,
+// R50); else the store takes it if it has room; a SynchronousQueue without
+// a parked worker refuses (R49). ThreadPoolExecutor's offer (overrides) is
+// this method, promoted, so that execute reaches it in one call; Tomcat's
+// TaskQueue overrides it and calls it as LinkedBlockingQueue's
+// super.offer.
+func (p *pool) offer(t *Task) bool {
 	if p.cfg.Wakeup && p.cfg.Queue != Synchronous {
 		return p.conditionOffer(t)
 	}
-	if w := p.nextParked(); w != nil {
-		p.waiters.remove(w)
+	if p.waiters.n > 0 {
+		w := p.unparkNext()
 		w.timedOut = false
 		// With a wake-up latency only a SynchronousQueue gets here: its
 		// matched worker has the task now and starts it once awake (R119).
@@ -212,20 +240,20 @@ func (p *pool) conditionOffer(t *Task) bool {
 // signal moves the waiter the queue hands off to (R47, R50) off the wait
 // list: it wakes, and acts when the event loop calls Woken (R111).
 func (p *pool) signal() {
-	w := p.nextParked()
-	if w == nil {
+	if p.waiters.n == 0 {
 		return
 	}
-	p.waiters.remove(w)
+	w := p.unparkNext()
 	w.signalled = true
 	p.signalled++
 	p.emit(Event{Kind: Signalled, Worker: w})
 }
 
 // cascade is LinkedBlockingQueue's take/poll signalling the next waiter
-// when tasks remain after a dequeue (R114), with Config.Wakeup.
+// when tasks remain after a dequeue (R114), with Config.Wakeup. It inlines:
+// without a wake-up latency a dequeue pays one test.
 func (p *pool) cascade() {
-	if p.cfg.Wakeup && p.queued > 0 && p.cfg.Queue != Array && p.cfg.Queue != Priority && p.cfg.Queue != Synchronous {
+	if p.cascades && p.queued > 0 {
 		p.signal()
 	}
 }
@@ -238,9 +266,9 @@ func (p *pool) newWorker() *Worker {
 	if len(p.slab) == 0 {
 		p.slab = make([]Worker, workerSlab)
 	}
-	w := &p.slab[0]
+	w := &p.slab[0] // zero, as make left it: only the fields set here differ
 	p.slab = p.slab[1:]
-	*w = Worker{ID: p.nextID, Created: p.now, slot: p.allocSlot()}
+	w.ID, w.Created, w.slot = p.nextID, p.now, p.allocSlot()
 	p.workers.pushBack(w)
 	if p.workers.n > p.largestPoolSize {
 		p.largestPoolSize = p.workers.n
@@ -323,26 +351,24 @@ func (p *pool) parkUntil(w *Worker, timed bool, deadline time.Duration) {
 func (p *pool) unpark(w *Worker) { p.waiters.remove(w) }
 
 // setState is the one place a worker's state changes; it keeps the counts
-// and reports the change.
+// and reports the change. It runs twice on every task's path (the worker
+// starts it, then parks or takes the next), so it does only that: the
+// counts move from one entry to the other, whichever the states.
 //
 // A worker that stays in its state (a running worker taking its next task
 // from the queue) only restarts its Since.
 func (p *pool) setState(w *Worker, s State) {
-	from := w.state
-	w.state, w.since = s, p.now
+	now, from := p.now, w.state
+	w.state, w.since = s, now
 	if from == s {
 		return
 	}
-	if from != Starting {
-		p.counts[from]--
-	}
-	if s != Exited {
-		p.counts[s]++
-	}
+	p.counts[from&stateMask]--
+	p.counts[s&stateMask]++
 	if s.idle() && !from.idle() {
-		w.idleSince = p.now
+		w.idleSince = now
 	}
-	p.note.OnWorkerChanged(p.now, w, from, s)
+	p.note.OnWorkerChanged(now, w, from, s)
 }
 
 func (p *pool) advanceRunState(to RunState) {
@@ -395,6 +421,8 @@ func (p *pool) checkWorkers(fail func(string, ...any)) {
 		}
 		if w.waiting {
 			parked++
+		} else if w.wprev != nil || w.wnext != nil {
+			fail("worker %d off the wait list with links", w.ID) // pushBack relies on nil ones
 		}
 		if w.signalled {
 			sig++

@@ -186,6 +186,17 @@ func (k QueueKind) HandOff(fair bool) HandOff {
 	return FIFO
 }
 
+// cascades reports whether a queue of this kind, its take or poll having
+// removed a task, signals the next waiter when tasks remain (R114): the
+// two-lock LinkedBlockingQueue does (its offer signals only on an empty
+// queue), and so do the queues built like it — Tomcat's TaskQueue, Jetty's
+// BlockingArrayQueue, the DelayedWorkQueue; ArrayBlockingQueue and
+// PriorityBlockingQueue signal at every insert instead (R111), and a
+// SynchronousQueue holds nothing.
+func (k QueueKind) cascades() bool {
+	return k != Array && k != Priority && k != Synchronous
+}
+
 // Policy is a RejectedExecutionHandler (R32–R36).
 type Policy uint8
 

@@ -87,7 +87,7 @@ func wholeMillis(d time.Duration) bool {
 func (p *QueuedThreadPool) Execute(now time.Duration, t *Task) {
 	p.now = now
 	start := p.waiters.n == 0 && p.wc < p.cfg.Max
-	p.plainOffer(t)
+	p.offer(t)
 	if start {
 		p.startThread()
 	}
@@ -118,7 +118,7 @@ func (p *QueuedThreadPool) TimedWaitExpired(now time.Duration, w *Worker) bool {
 // fewer than maxThreads.
 func (p *QueuedThreadPool) ensureThreads() int {
 	n := 0
-	for p.wc < p.cfg.Core || (p.store.size() > 0 && p.waiters.n == 0 && p.wc < p.cfg.Max) {
+	for p.wc < p.cfg.Core || (p.queued > 0 && p.waiters.n == 0 && p.wc < p.cfg.Max) {
 		if !p.startThread() {
 			break
 		}

@@ -539,11 +539,12 @@ func (p *ScheduledThreadPoolExecutor) execute(t *Task) { p.schedule(t, 0, 0) }
 
 // TaskDone ends w's task, at the end of ScheduledFutureTask.run: the
 // future caught what the run threw, so it never reaches runWorker (R8,
-// R96); a periodic run is queued again first (R94, R95).
+// R96), which goes straight on to getTask; a periodic run is queued again
+// first (R94, R95).
 func (p *ScheduledThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
 	p.finishTask(now, w)
 	p.scheduledTaskDone(w)
-	p.runWorkerLoop(w, false)
+	p.getTask(w)
 }
 
 // await is DelayedWorkQueue.take or poll(keepAlive) (R93).

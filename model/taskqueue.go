@@ -13,7 +13,7 @@ func (p *TomcatThreadPoolExecutor) offer(t *Task) bool {
 	if !p.taskQueueOffers() {
 		return false
 	}
-	return p.plainOffer(t)
+	return p.pool.offer(t) // super.offer: LinkedBlockingQueue.offer
 }
 
 // taskQueueOffers is TaskQueue.offer's decision (R67): false means "refuse,
@@ -35,5 +35,5 @@ func (p *TomcatThreadPoolExecutor) taskQueueOffers() bool {
 // force is TaskQueue.force (R66): refused once the pool is shut down;
 // else a plain offer, which fails only at the queue's capacity.
 func (p *TomcatThreadPoolExecutor) force(t *Task) bool {
-	return p.runState == PoolRunning && p.plainOffer(t)
+	return p.runState == PoolRunning && p.pool.offer(t) // super.offer
 }

@@ -26,17 +26,12 @@ func newTomcat(now time.Duration, cfg Config, obs Observer) *TomcatThreadPoolExe
 // SubmittedCount is Tomcat's getSubmittedCount() (R64).
 func (p *TomcatThreadPoolExecutor) SubmittedCount() int { return p.submittedCount }
 
-// Execute is Tomcat's execute(task).
+// Execute is Tomcat's execute(task) (R66): count the submission, run the
+// JDK steps, and if they end in a RejectedExecutionException force the
+// task into the TaskQueue; a refused force ("queue full", or the pool is
+// shut down) reaches the caller as a RejectedExecutionException.
 func (p *TomcatThreadPoolExecutor) Execute(now time.Duration, t *Task) {
 	p.now = now
-	p.execute(t)
-}
-
-// execute is Tomcat's execute (R66): count the submission, run the JDK
-// steps, and if they end in a RejectedExecutionException force the task
-// into the TaskQueue; a refused force ("queue full", or the pool is shut
-// down) reaches the caller as a RejectedExecutionException.
-func (p *TomcatThreadPoolExecutor) execute(t *Task) {
 	p.submittedCount++
 	if !p.executeInternal(t) {
 		return
@@ -50,17 +45,29 @@ func (p *TomcatThreadPoolExecutor) execute(t *Task) {
 	p.aborted(t)
 }
 
+// execute is Tomcat's execute for DiscardOldestPolicy's retry: Execute at
+// the current time. The body is Execute's, so that a submission, on every
+// task's path, is one call.
+func (p *TomcatThreadPoolExecutor) execute(t *Task) { p.Execute(p.now, t) }
+
 // TaskDone ends w's task: Tomcat's afterExecute counts it, submittedCount−1
-// whether or not it threw (R64); the exception reaches runWorker as in the
-// JDK.
+// whether or not it threw (R64); then runWorker goes on as the JDK's, of
+// which Tomcat's class is a copy (R63): a task's exception ends the worker
+// abruptly (R14, R17), else it asks getTask for the next. That is the
+// JDK's TaskDone, written out here so that a task's end is one call
+// before getTask.
 func (p *TomcatThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
 	p.finishTask(now, w)
 	p.submittedCount--
-	p.runWorkerLoop(w, w.task.Fails)
+	if w.task.Fails {
+		p.processWorkerExit(w, true)
+		return
+	}
+	p.getTask(w)
 }
 
 // replaceOnExit is Tomcat's processWorkerExit (R70, bug 65454): as the
 // JDK's, and a normal exit is also replaced whenever tasks are queued.
 func (p *TomcatThreadPoolExecutor) replaceOnExit(abrupt bool) bool {
-	return abrupt || p.wc < p.minWorkers() || p.store.size() > 0
+	return abrupt || p.wc < p.minWorkers() || p.queued > 0
 }

@@ -150,9 +150,6 @@ func (p *ThreadPoolExecutor) executeInternal(t *Task) (threw bool) {
 	return p.reject(t)
 }
 
-// offer is workQueue.offer(task) on a JDK queue.
-func (p *ThreadPoolExecutor) offer(t *Task) bool { return p.plainOffer(t) }
-
 // reject is reject(command): the handler's rejectedExecution (R32–R36). It
 // reports whether the handler threw RejectedExecutionException
 // (AbortPolicy); the throw itself is reported by whoever it reaches.
@@ -197,7 +194,7 @@ func (p *ThreadPoolExecutor) reject(t *Task) (threw bool) {
 // (ThreadLimit), which the JDK surfaces as an Error from execute.
 func (p *ThreadPoolExecutor) addWorker(firstTask *Task, core bool) (ok, failed bool) {
 	// R9: no new workers once stopping, nor task-carrying ones once shut down.
-	if p.runState >= PoolShutdown && (p.runState >= PoolStop || firstTask != nil || p.store.size() == 0) {
+	if p.runState >= PoolShutdown && (p.runState >= PoolStop || firstTask != nil || p.queued == 0) {
 		return false, false
 	}
 	// R10
@@ -235,23 +232,13 @@ func (p *ThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
 	p.getTask(w)
 }
 
-// runWorkerLoop is what runWorker does after a task: exit abruptly if the
-// task's exception reached it (R14, R17), else getTask.
-func (p *ThreadPoolExecutor) runWorkerLoop(w *Worker, threw bool) {
-	if threw {
-		p.processWorkerExit(w, true)
-		return
-	}
-	p.getTask(w)
-}
-
 // getTask is getTask() (R15) together with runWorker's loop around it: it
 // either hands w its next task, parks it in poll(keepAlive) or take(), or
 // makes it exit. Its "timed" decision is taken on every pass (R15b).
 func (p *ThreadPoolExecutor) getTask(w *Worker) {
 	for {
 		// (a) stopping, or shut down with nothing left to do.
-		if p.runState >= PoolShutdown && (p.runState >= PoolStop || p.store.size() == 0) {
+		if p.runState >= PoolShutdown && (p.runState >= PoolStop || p.queued == 0) {
 			p.wc--
 			p.processWorkerExit(w, false)
 			return
@@ -259,7 +246,7 @@ func (p *ThreadPoolExecutor) getTask(w *Worker) {
 		// (b)
 		timed := p.cfg.CoreTimeOut || p.wc > p.cfg.Core
 		// (c) cull, with the last-worker guard.
-		if (p.wc > p.cfg.Max || (timed && w.timedOut)) && (p.wc > 1 || p.store.size() == 0) {
+		if (p.wc > p.cfg.Max || (timed && w.timedOut)) && (p.wc > 1 || p.queued == 0) {
 			p.wc--
 			p.processWorkerExit(w, false)
 			return
@@ -401,7 +388,7 @@ func (p *ThreadPoolExecutor) minWorkers() int {
 	if p.cfg.CoreTimeOut {
 		min = 0
 	}
-	if min == 0 && p.store.size() > 0 {
+	if min == 0 && p.queued > 0 {
 		min = 1
 	}
 	return min
@@ -409,7 +396,7 @@ func (p *ThreadPoolExecutor) minWorkers() int {
 
 // tryTerminate is tryTerminate() (R29).
 func (p *ThreadPoolExecutor) tryTerminate() {
-	if p.runState == PoolRunning || p.runState >= PoolTidying || (p.runState == PoolShutdown && p.store.size() > 0) {
+	if p.runState == PoolRunning || p.runState >= PoolTidying || (p.runState == PoolShutdown && p.queued > 0) {
 		return
 	}
 	if p.wc != 0 {

@@ -87,8 +87,8 @@ func (p *ThreadPoolExecutor) SetCorePoolSize(now time.Duration, n int) error {
 	if p.wc > n {
 		p.interruptIdleWorkers(false)
 	} else if delta > 0 {
-		for k := min(delta, p.store.size()); k > 0; k-- {
-			if ok, _ := p.addWorker(nil, true); !ok || p.store.size() == 0 {
+		for k := min(delta, p.queued); k > 0; k-- {
+			if ok, _ := p.addWorker(nil, true); !ok || p.queued == 0 {
 				break
 			}
 		}

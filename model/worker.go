@@ -173,14 +173,16 @@ func (l *workerList) remove(w *Worker) {
 }
 
 // waitList holds parked workers in order of their latest entry into the
-// wait list (R47): the head waited longest, the tail parked last.
+// wait list (R47): the head waited longest, the tail parked last. A
+// worker off the list has nil links (a new one, or one remove or a pop
+// took off), so pushBack sets only its wprev.
 type waitList struct {
 	head, tail *Worker
 	n          int
 }
 
 func (l *waitList) pushBack(w *Worker) {
-	w.wprev, w.wnext = l.tail, nil
+	w.wprev = l.tail
 	if l.tail != nil {
 		l.tail.wnext = w
 	} else {
@@ -205,4 +207,30 @@ func (l *waitList) remove(w *Worker) {
 	w.wprev, w.wnext = nil, nil
 	l.n--
 	w.waiting = false
+}
+
+// pop removes and returns the tail, the worker that parked last, if
+// back, else the head, the worker that waited longest (the list is not
+// empty): remove, for the two ends a hand-off takes from.
+func (l *waitList) pop(back bool) (w *Worker) {
+	if back {
+		w = l.tail
+		l.tail, w.wprev = w.wprev, nil
+		if l.tail != nil {
+			l.tail.wnext = nil
+		} else {
+			l.head = nil
+		}
+	} else {
+		w = l.head
+		l.head, w.wnext = w.wnext, nil
+		if l.head != nil {
+			l.head.wprev = nil
+		} else {
+			l.tail = nil
+		}
+	}
+	l.n--
+	w.waiting = false
+	return w
 }
