@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks that a change leaves every output byte-identical: builds poolsim at
 # REV (default main) and from the working tree, runs each bundled example
-# (scenarios/examples/*.yaml, scripts/bench/*.yaml) with both — same scenario,
-# same seed — and compares every file they write. A speed-up must pass it.
+# (scenarios/examples/*.yaml, scripts/bench/*.yaml) and each scenario of
+# scripts/samebytes/ (the paths no example takes: the host's wake-up timing,
+# stop-the-world pauses) with both — same scenario, same seed — and compares
+# every file they write. A speed-up must pass it.
 #
 #   scripts/samebytes.sh [REV]
 #
@@ -18,7 +20,7 @@ git worktree add --detach -q "$tmp/old" "$rev"
 (cd "$tmp/old" && go build -o "$tmp/old.bin" ./cmd/poolsim)
 go build -o "$tmp/new.bin" ./cmd/poolsim
 bad=0
-for f in scenarios/examples/*.yaml scripts/bench/*.yaml; do
+for f in scenarios/examples/*.yaml scripts/bench/*.yaml scripts/samebytes/*.yaml; do
   name=$(basename "$f" .yaml)
   set +e
   "$tmp/old.bin" run "$f" --out "$tmp/a/$name" >"$tmp/a.$name.out" 2>&1
