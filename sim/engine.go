@@ -337,7 +337,8 @@ func (e *Engine) Close() error {
 	return e.src.Close()
 }
 
-// ctxCheckEvery is how many events pass between checks for cancellation.
+// ctxCheckEvery is how many events pass between checks for cancellation:
+// a power of two, so that loop tests it with a mask.
 const ctxCheckEvery = 1 << 14
 
 // never is a time no event reaches.
@@ -357,7 +358,7 @@ func (e *Engine) loop(ctx context.Context, one bool) (bool, error) {
 			return false, e.finish()
 		}
 		e.events++
-		if ctx != nil && e.events%ctxCheckEvery == 0 && ctx.Err() != nil {
+		if e.events&(ctxCheckEvery-1) == 0 && ctx != nil && ctx.Err() != nil { // a power of two: a mask, not a signed remainder
 			e.stop(ev.at, "interrupted")
 			e.interrupted = true
 			return false, e.finish()

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -117,6 +118,29 @@ func TestAppendSeconds(t *testing.T) {
 	for _, tt := range tests {
 		if got := string(appendSeconds(nil, tt.d)); got != tt.want {
 			t.Errorf("appendSeconds(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+// TestAppendFastPathsAreStrconv: the shortcuts of appendFloat (zero) and
+// appendInt (one digit) write what strconv writes, on their edges and on
+// random values.
+func TestAppendFastPathsAreStrconv(t *testing.T) {
+	floats := []float64{0, math.Copysign(0, -1), 5e-324, 1e-9, 0.5, 1, 9, 10, -1, 1e21, math.MaxFloat64}
+	ints := []int64{0, 1, 9, 10, 11, 99, -1, -9, -10, math.MinInt64, math.MaxInt64}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 10000 {
+		floats = append(floats, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(20)-10)))
+		ints = append(ints, rng.Int64N(40)-20)
+	}
+	for _, x := range floats {
+		if got, want := string(appendFloat(nil, x)), strconv.FormatFloat(x, 'f', -1, 64); got != want {
+			t.Errorf("appendFloat(%v) = %q, strconv gives %q", x, got, want)
+		}
+	}
+	for _, v := range ints {
+		if got, want := string(appendInt(nil, v)), strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendInt(%d) = %q, strconv gives %q", v, got, want)
 		}
 	}
 }

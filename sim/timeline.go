@@ -63,7 +63,20 @@ func appendFloat(b []byte, x float64) []byte {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return b // an empty cell: no value
 	}
+	if x == 0 && !math.Signbit(x) {
+		return append(b, '0') // what AppendFloat writes, without its work: most waits of a pool that keeps up
+	}
 	return strconv.AppendFloat(b, x, 'f', -1, 64)
+}
+
+// appendInt appends v in decimal, as strconv.AppendInt does; the one-digit
+// counts of a timeline row (threads by state, rejections) without its
+// work.
+func appendInt(b []byte, v int64) []byte {
+	if uint64(v) < 10 {
+		return append(b, byte('0'+v))
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // appendSeconds formats a duration as seconds, exactly.
@@ -100,7 +113,7 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor,
 		int64(rec.queueLen), rec.submitted, rec.completed, rec.rejected, rec.discarded, rec.callerRan, rec.failed,
 		rec.threadsCreated, rec.threadsExited, int64(p.Config().Core), int64(p.Config().Max)} {
 		b = append(b, ',')
-		b = strconv.AppendInt(b, v, 10)
+		b = appendInt(b, v)
 	}
 	for _, v := range [...]float64{rec.ivWait.mean(), rec.ivWait.quantile(0.5), rec.ivWait.quantile(0.99),
 		maxSeconds(rec.ivWait), rec.ivResponse.quantile(0.99)} {
@@ -110,22 +123,22 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor,
 	b = append(b, ',')
 	b = append(b, p.RunState().String()...)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(rec.cpuRunnable), 10)
+	b = appendInt(b, int64(rec.cpuRunnable))
 	if rec.res != nil {
 		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(rec.blocked), 10)
+		b = appendInt(b, int64(rec.blocked))
 		for i := range rec.res {
 			r := &rec.res[i]
 			for _, v := range [...]int64{int64(r.cur.Total), int64(r.cur.InUse), int64(r.cur.Idle), int64(r.cur.Waiters), r.timeouts} {
 				b = append(b, ',')
-				b = strconv.AppendInt(b, v, 10)
+				b = appendInt(b, v)
 			}
 		}
 	}
 	if cl != nil {
 		for _, v := range [...]int64{cl.requests, cl.succeeded, cl.failed, cl.timeouts, cl.retries, cl.requests - cl.succeeded - cl.failed} {
 			b = append(b, ',')
-			b = strconv.AppendInt(b, v, 10)
+			b = appendInt(b, v)
 		}
 	}
 	if vt != nil {
