@@ -52,18 +52,10 @@ func (p *TomcatThreadPoolExecutor) execute(t *Task) { p.Execute(p.now, t) }
 
 // TaskDone ends w's task: Tomcat's afterExecute counts it, submittedCount−1
 // whether or not it threw (R64); then runWorker goes on as the JDK's, of
-// which Tomcat's class is a copy (R63): a task's exception ends the worker
-// abruptly (R14, R17), else it asks getTask for the next. That is the
-// JDK's TaskDone, written out here so that a task's end is one call
-// before getTask.
+// which Tomcat's class is a copy (R63).
 func (p *TomcatThreadPoolExecutor) TaskDone(now time.Duration, w *Worker) {
-	p.finishTask(now, w)
 	p.submittedCount--
-	if w.task.Fails {
-		p.processWorkerExit(w, true)
-		return
-	}
-	p.getTask(w)
+	p.ThreadPoolExecutor.TaskDone(now, w)
 }
 
 // replaceOnExit is Tomcat's processWorkerExit (R70, bug 65454): as the
