@@ -39,6 +39,12 @@ type durHist struct {
 	wraps   [1 << 16]uint64
 	total   int64
 	wrapped uint64 // bit b: a bucket among the 1024 from b·1024 (a power of two) has wrapped
+	// The reads' view, found by the first read (normalize, span) and kept
+	// while no value is recorded: a run's summary reads each histogram
+	// several times, and each finding scans the 64 KB of counts. read is
+	// the total it was found at (-1: none).
+	read           int64
+	readLo, readHi int
 }
 
 const (
@@ -50,7 +56,7 @@ const (
 	hdrMaskBits = hdrSubBits + 1 // values below 2^11 are exact
 )
 
-func newDurHist() *durHist { return new(durHist) }
+func newDurHist() *durHist { return &durHist{read: -1} }
 
 // hdrIndex is the flat counts index of v >= 0: below hdrCounts up to
 // hdrHighest, below 2^16 for any v taken as unsigned.
@@ -120,7 +126,7 @@ func (h *durHist) reset() {
 		b := bits.TrailingZeros64(u) << hdrSubBits
 		clear(h.wraps[b : b+hdrHalf])
 	}
-	h.total, h.wrapped = 0, 0
+	h.total, h.wrapped, h.read = 0, 0, -1
 }
 
 // span is the range of the buckets counted: lo > hi when empty.
@@ -167,8 +173,12 @@ func (h *durHist) valueAtPercentile(p float64) int64 {
 // ascending order, in one pass over the counts: the ranks ascend with the
 // percentiles, so each search goes on from where the last one stopped.
 func (h *durHist) valuesAtPercentiles(ps []float64, out []int64) {
-	h.normalize()
-	lo, hi := h.span()
+	if h.read != h.total { // values were recorded since the last read
+		h.normalize()
+		h.readLo, h.readHi = h.span()
+		h.read = h.total
+	}
+	lo, hi := h.readLo, h.readHi
 	i, c := lo, int64(0) // counts[lo..i] sum to c
 	if i <= hi {
 		c = h.count(i)
