@@ -3,6 +3,7 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -236,7 +237,8 @@ func (s *sliceSource) Close() error { return nil }
 
 // MeasuredWakeup is the host wake-up timing a real run shows, as quantile laws: the latency
 // from the submission to the start of the tasks submitted after from to an idle worker (one
-// that had finished its previous task), and how much longer than their service the tasks ran.
+// that had finished its previous task), the race window (RaceWindow) and how much longer than
+// their service the tasks ran.
 func (r *HandOffResult) MeasuredWakeup(s HandOffScript, from time.Duration) scenarios.Wakeup {
 	last := map[int]time.Duration{}
 	var lat, over []time.Duration
@@ -253,7 +255,97 @@ func (r *HandOffResult) MeasuredWakeup(s HandOffScript, from time.Duration) scen
 		last[t.Worker] = t.End
 	}
 	o := quantileLaw(over)
-	return scenarios.Wakeup{Latency: quantileLaw(lat), Overrun: &o}
+	w := scenarios.Wakeup{Latency: quantileLaw(lat), Overrun: &o}
+	if s.Pool.Queue != QueueSynchronous { // a matched worker's task is never taken (R120)
+		race := r.RaceWindow(from)
+		w.Race = &race
+	}
+	return w
+}
+
+// RaceWindow is the law of the race window R (host.wakeup.race, R113) a real run shows:
+// how long after a submission to idle workers a worker returning from its task still takes
+// it. Each task submitted after from to a pool with idle workers is one observation of
+// "current status" data: δ, from its submission to the first end of a task after it, and
+// whether the worker that ran it was still running its previous task at the submission
+// (barged: then R > δ, else R ≤ δ). The survival P(R > δ) is estimated by its
+// non-parametric maximum likelihood, the non-increasing fit of the barged indicators
+// ordered by δ (pool-adjacent-violators), and read off as quantiles. It assumes what the
+// hand-off cases have: idle workers at every submission, so a task taken by a returning
+// worker was taken from a signalled one.
+func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
+	var ends []time.Duration
+	for _, t := range r.Tasks {
+		if !t.Rejected && t.Worker != 0 {
+			ends = append(ends, t.End)
+		}
+	}
+	slices.Sort(ends)
+	type obs struct {
+		d      time.Duration
+		barged bool
+	}
+	var xs []obs
+	last := map[int]time.Duration{}
+	for _, t := range r.Tasks {
+		if t.Rejected || t.Worker == 0 {
+			continue
+		}
+		prev, ok := last[t.Worker]
+		last[t.Worker] = t.End
+		if !ok || t.Submit < from {
+			continue
+		}
+		i, _ := slices.BinarySearch(ends, t.Submit+1)
+		if i == len(ends) {
+			continue
+		}
+		xs = append(xs, obs{ends[i] - t.Submit, prev > t.Submit})
+	}
+	slices.SortFunc(xs, func(a, b obs) int { return cmp.Compare(a.d, b.d) })
+	// Pool-adjacent-violators: blocks of consecutive observations whose mean barged share
+	// does not increase with δ.
+	type block struct {
+		n, barged float64
+		lo        time.Duration // the least δ of the block
+	}
+	var bs []block
+	for _, x := range xs {
+		b := block{1, 0, x.d}
+		if x.barged {
+			b.barged = 1
+		}
+		bs = append(bs, b)
+		for len(bs) > 1 {
+			p, q := bs[len(bs)-2], bs[len(bs)-1]
+			if p.barged/p.n > q.barged/q.n {
+				break
+			}
+			bs = append(bs[:len(bs)-2], block{p.n + q.n, p.barged + q.barged, p.lo})
+		}
+	}
+	// P(R > δ) is block k's share on [lo_k, lo_{k+1}); below the first block it is the first
+	// block's. The quantile at u is the least δ where 1 − P(R > δ) ≥ u: the lo of the first
+	// block whose share is at most 1 − u, or, past the last block, the greatest δ seen.
+	spec := workloads.ServiceSpec{Dist: "quantiles"}
+	var maxD time.Duration
+	if len(xs) > 0 {
+		maxD = xs[len(xs)-1].d
+	}
+	for _, u := range []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.96, 0.97, 0.98, 0.985, 0.99, 0.995, 0.998, 0.999, 1} {
+		v := maxD
+		for k, b := range bs {
+			if b.barged/b.n <= 1-u {
+				v = b.lo
+				if k == 0 {
+					v = 0
+				}
+				break
+			}
+		}
+		spec.Points = append(spec.Points, workloads.QuantilePoint{Q: u, Value: v})
+	}
+	return spec
 }
 
 // quantileLaw is the quantiles law of the samples xs (at least one).

@@ -124,6 +124,9 @@ func writeWakeup(w io.Writer, k *sim.WakeupSummary) {
 		how = "calibrated"
 	}
 	fmt.Fprintf(w, "  wake-up   latency mean %s (%s)", secs(k.LatencyMean), how)
+	if k.Race != "" {
+		fmt.Fprintf(w, ", race window mean %s", secs(k.RaceMean))
+	}
 	if k.Overrun != "" {
 		fmt.Fprintf(w, ", task overrun mean %s", secs(k.OverrunMean))
 	}

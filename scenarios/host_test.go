@@ -92,6 +92,10 @@ func TestHostErrors(t *testing.T) {
 		{"bad cpu law", svc("{cpu: {dist: exponential}}"), "h.yaml:3:66: workload.service.cpu.mean: missing for the distribution exponential"},
 		{"cv on a blocking exponential", svc("{blocking: {dist: exponential, mean: 1ms, cv: 2}}"), "h.yaml:3:102: workload.service.blocking.cv: does not apply to the distribution exponential"},
 		{"unknown split key", svc("{cpu: {dist: constant, value: 1ms}, blockng: {dist: constant, value: 1ms}}"), `h.yaml:3:96: workload.service.blockng: unknown key "blockng"; did you mean "blocking"?`},
+		// host.wakeup.race is a duration or a law, checked as one; a typo is named.
+		{"negative race", hostPool + "host: {wakeup: {latency: 40us, race: -1us}}\n" + okWork, "h.yaml:3:38: host.wakeup.race: must be >= 0, got -1µs"},
+		{"bad race law", hostPool + "host: {wakeup: {latency: 40us, race: {dist: lognormal, mean: 20us}}}\n" + okWork, "h.yaml:3:38: host.wakeup.race.cv: missing for the distribution lognormal"},
+		{"race typo", hostPool + "host: {wakeup: {latency: 40us, rase: 20us}}\n" + okWork, `h.yaml:3:32: host.wakeup.rase: unknown key "rase"; did you mean "race"?`},
 		// Thread-per-task has no sizes, no queue and no setters.
 		{"thread-per-task core", "pool: {preset: thread-per-task, core: 2}\nduration: 1m\n" + okWork, "h.yaml:1:39: pool.core: a thread-per-task executor has no core threads, got 2"},
 		{"thread-per-task max", "pool: {preset: thread-per-task, max: 10}\nduration: 1m\n" + okWork, "h.yaml:1:38: pool.max: a thread-per-task executor has no thread limit, got 10"},

@@ -20,6 +20,13 @@ type Wakeup struct {
 	// Latency is L, from the unpark of a signalled or matched worker until
 	// it runs (R111, R119, R124).
 	Latency workloads.ServiceSpec
+	// Race is how long after a signal a worker returning from its task
+	// still takes the signalled waiter's task (R113): the time the waiter
+	// needs to re-acquire the queue's lock, which a measured latency
+	// overstates by the parts of it no other thread races (nil: the
+	// latency itself). The two laws are drawn at the same quantile, and the
+	// waiter's task starts at the later of the two.
+	Race *workloads.ServiceSpec
 	// Overrun is added to the end of every task: a task that sleeps or
 	// waits for I/O is woken late (nil: none).
 	Overrun *workloads.ServiceSpec
@@ -63,7 +70,7 @@ func CalibratedWakeup() Wakeup {
 // wakeup decodes host.wakeup: "calibrated", 0 (none), or a mapping of
 // latency, overrun and pauses.
 func (d *decoder) wakeup(n *yaml.Node, path, dir string) (*Wakeup, error) {
-	const allowed = "calibrated, 0 (the ideal zero-latency hand-off), or {latency: LAW, overrun: LAW, pauses: {every: LAW, duration: LAW}}"
+	const allowed = "calibrated, 0 (the ideal zero-latency hand-off), or {latency: LAW, race: LAW, overrun: LAW, pauses: {every: LAW, duration: LAW}}"
 	if n.Kind == yaml.ScalarNode {
 		switch n.Value {
 		case "calibrated":
@@ -85,6 +92,11 @@ func (d *decoder) wakeup(n *yaml.Node, path, dir string) (*Wakeup, error) {
 	}
 	err := d.mapping(n, path, []field{
 		{"latency", func(n *yaml.Node, p string) (err error) { w.Latency, err = law(n, p); return }},
+		{"race", func(n *yaml.Node, p string) error {
+			s, err := law(n, p)
+			w.Race = &s
+			return err
+		}},
 		{"overrun", func(n *yaml.Node, p string) error {
 			s, err := law(n, p)
 			w.Overrun = &s

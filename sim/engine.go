@@ -463,7 +463,7 @@ func (e *Engine) fire(ev event) error {
 	case phaseKeepAlive:
 		e.fireKeepAlive(ev)
 	case phaseWake:
-		e.pool.Woken(ev.at, ev.w)
+		e.woken(ev.at, ev.w)
 	case phasePeriodic:
 		e.schedulePeriodic()
 	case phaseCancel:

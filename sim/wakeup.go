@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/poolsim/poolsim/model"
@@ -29,7 +31,12 @@ import (
 type wakeState struct {
 	spec    scenarios.Wakeup
 	latency workloads.Distribution
-	overrun workloads.Distribution // nil: none
+	// race, with a race law, is it; lat is latency's quantile function
+	// and u the "wakeup" stream the two are drawn at (nil: no race law,
+	// latency draws alone, from the same stream).
+	race, lat workloads.Quantiler
+	u         *rand.Rand
+	overrun   workloads.Distribution // nil: none
 	// every and length draw the pauses (nil: none); the current or next
 	// pause is [pauseAt, pauseEnd).
 	every, length     workloads.Distribution
@@ -47,6 +54,19 @@ func newWake(sc *scenarios.Scenario) (*wakeState, error) {
 	var err error
 	if w.latency, err = workloads.NewDistribution(spec.Latency, workloads.NewStream(sc.Seed, "wakeup")); err != nil {
 		return nil, prefix(err, "wakeup.latency.")
+	}
+	if spec.Race != nil {
+		r, err := workloads.NewDistribution(*spec.Race, workloads.NewStream(sc.Seed, "wakeup-race"))
+		if err != nil {
+			return nil, prefix(err, "wakeup.race.")
+		}
+		var ok1, ok2 bool
+		w.race, ok1 = r.(workloads.Quantiler)
+		w.lat, ok2 = w.latency.(workloads.Quantiler)
+		if !ok1 || !ok2 {
+			return nil, prefix(fmt.Errorf("a law without a quantile function"), "wakeup.race: ")
+		}
+		w.u = rand.New(workloads.NewStream(sc.Seed, "wakeup"))
 	}
 	if spec.Overrun != nil {
 		if w.overrun, err = workloads.NewDistribution(*spec.Overrun, workloads.NewStream(sc.Seed, "overrun")); err != nil {
@@ -104,17 +124,46 @@ func (e *Engine) paused(ev event) (event, bool) {
 	return ev, true
 }
 
-// handedOff: the model matched w, parked in a SynchronousQueue, with a
-// task at now; w runs it once awake.
-func (e *Engine) handedOff(now time.Duration, w *model.Worker) {
-	e.wk.handoffs++
-	e.ws[w.Slot()].ready = now + e.wk.latency.Sample()
+// draw draws a wake-up: the latency L until the woken thread runs its
+// task, and the race window R until it has the queue's lock (R = L
+// without a race law).
+func (w *wakeState) draw() (lat, race time.Duration) {
+	if w.race == nil {
+		l := w.latency.Sample()
+		return l, l
+	}
+	u := w.u.Float64()
+	return w.lat.Quantile(u), w.race.Quantile(u)
 }
 
-// signalled: the queue signalled w at now; it acts once awake.
+// handedOff: the model matched w, parked in a SynchronousQueue, with a
+// task at now; w runs it once awake. No other thread can take a matched
+// worker's task (R120): only the latency counts.
+func (e *Engine) handedOff(now time.Duration, w *model.Worker) {
+	e.wk.handoffs++
+	lat, _ := e.wk.draw()
+	e.ws[w.Slot()].ready = now + lat
+}
+
+// signalled: the queue signalled w at now; it acts once it has the
+// queue's lock (R after now), and a task it takes then starts once it is
+// awake (max(L, R) after now).
 func (e *Engine) signalled(now time.Duration, w *model.Worker) {
 	e.wk.signals++
-	e.h.push(now+e.wk.latency.Sample(), phaseWake, w)
+	lat, race := e.wk.draw()
+	if e.wk.race != nil {
+		e.ws[w.Slot()].ready = now + max(lat, race)
+	}
+	e.h.push(now+race, phaseWake, w)
+}
+
+// woken: w, signalled, has the queue's lock at now. Unless it took a task,
+// the start it was given at the signal is void (it waits again, R113).
+func (e *Engine) woken(now time.Duration, w *model.Worker) {
+	e.pool.Woken(now, w)
+	if e.wk.race != nil && w.State() != model.Running {
+		e.ws[w.Slot()].ready = 0
+	}
 }
 
 // overrun is how late the end of a task starting now is noticed.
@@ -156,6 +205,9 @@ type WakeupSummary struct {
 	LatencyMean Stat   `json:"latency_mean_s"`
 	Overrun     string `json:"overrun,omitempty"`
 	OverrunMean Stat   `json:"overrun_mean_s"`
+	// Race is the race window's law (host.wakeup.race), with its mean.
+	Race     string `json:"race,omitempty"`
+	RaceMean Stat   `json:"race_mean_s,omitempty"`
 	// Signals are condition-queue wake-ups; Missed those whose worker woke
 	// to an empty queue (a returning worker took the task, R113); Handoffs
 	// SynchronousQueue matches started late (R119).
@@ -177,6 +229,9 @@ func (e *Engine) wakeupSummary() *WakeupSummary {
 		IdleRejections: w.idleRejections, Paused: Stat(math.NaN())}
 	if w.overrun != nil {
 		s.Overrun, s.OverrunMean = w.overrun.String(), Stat(w.overrun.Mean())
+	}
+	if r, ok := w.race.(workloads.Distribution); ok {
+		s.Race, s.RaceMean = r.String(), Stat(r.Mean())
 	}
 	if w.every != nil {
 		w.pausedUntil(e.now) // count the pauses up to the end

@@ -1,8 +1,13 @@
 package sim
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/poolsim/poolsim/workloads"
 )
 
 const wakeBase = `duration: 20s
@@ -85,5 +90,99 @@ host: {wakeup: calibrated}
 	w := o.res.Summary.Wakeup
 	if w.Handoffs == 0 || o.res.Summary.Completed == 0 {
 		t.Errorf("no SynchronousQueue hand-offs or no completions: %+v", w)
+	}
+}
+
+// arrivalsOf is a workload of given arrivals.
+type arrivalsOf []workloads.Arrival
+
+func (a *arrivalsOf) Next() (workloads.Arrival, bool) {
+	if len(*a) == 0 {
+		return workloads.Arrival{}, false
+	}
+	x := (*a)[0]
+	*a = (*a)[1:]
+	return x, true
+}
+func (a *arrivalsOf) Err() error   { return nil }
+func (a *arrivalsOf) Close() error { return nil }
+
+// TestWakeupRaceWindow: R113 with a race window. Two workers on a LinkedBlockingQueue: worker 1
+// runs a 10 ms task, worker 2 is parked when task B is offered 30 µs before worker 1's end. The
+// latency is 100 µs. With a race window of 20 µs worker 2 has the lock before worker 1 is back:
+// B is worker 2's and starts 100 µs after the offer. With a window of 50 µs — or none given,
+// when the window is the whole latency — worker 1 is back first and takes B at its end, and
+// worker 2 finds the queue empty (a hand-off missed).
+func TestWakeupRaceWindow(t *testing.T) {
+	us := time.Microsecond
+	offer := 10*time.Millisecond - 30*us
+	for _, c := range []struct {
+		race         string
+		worker       int
+		start        time.Duration
+		missed       int64
+		raceInReport bool
+	}{
+		{"race: 20us", 2, offer + 100*us, 0, true},
+		{"race: 50us", 1, 10 * time.Millisecond, 1, true},
+		{"", 1, 10 * time.Millisecond, 1, false},
+	} {
+		sc := parse(t, fmt.Sprintf(`duration: 1s
+pool: {core: 2, max: 2, queue: {type: linked}}
+workload: {arrivals: {process: constant, rate: 1}, service: {dist: constant, value: 1ms}}
+host:
+  wakeup: {latency: 100us, %s}
+`, c.race))
+		src := arrivalsOf{{At: 0, Service: 10 * time.Millisecond}, {At: time.Millisecond, Service: us}, {At: offer, Service: time.Millisecond}}
+		var worker int
+		var start time.Duration
+		res, err := Run(context.Background(), sc, Options{Workload: &src, CheckInvariants: true, OnTask: func(e TaskEvent) {
+			if e.TaskID == 3 && !e.End {
+				worker, start = e.Worker, e.T
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := res.Summary.Wakeup
+		if worker != c.worker || start != c.start || w.Missed != c.missed || (w.Race != "") != c.raceInReport {
+			t.Errorf("%q: task B on worker %d from %v, %d hand-offs missed, race %q; want worker %d from %v, %d missed",
+				c.race, worker, start, w.Missed, w.Race, c.worker, c.start, c.missed)
+		}
+	}
+}
+
+// raceBase is the conformance cases' Tomcat pool (TestHandOffTiming): grown to 300 by a burst,
+// then 400 tasks/s of 2 ms, keepAlive 1 s: ideally it keeps 300 workers.
+const raceBase = `duration: 10s
+sample: 250ms
+pool: {preset: tomcat, core: 10, max: 300, keepAlive: 1s}
+workload:
+  phases:
+    - {duration: 600ms, arrivals: {process: burst, count: 300}, service: {dist: constant, value: 500ms}}
+    - {arrivals: {process: poisson, rate: 400/s}, service: {dist: constant, value: 2ms}}
+`
+
+// TestWakeupRaceSameAsLatency: a race law equal to the latency law is the model without one,
+// draw for draw (both are drawn at one uniform of the same stream), on a FIFO plateau whose
+// hand-offs are missed by the hundred; a narrower window misses fewer, and the plateau stays
+// nearer the ideal 300 (R113), which a window of 0 keeps exactly.
+func TestWakeupRaceSameAsLatency(t *testing.T) {
+	law := "{dist: quantiles, points: [[0, 10us], [0.5, 40us], [0.9, 90us], [0.99, 600us], [1, 8ms]]}"
+	with := func(race string) outputs {
+		return runAll(t, parse(t, raceBase+"host: {wakeup: {latency: "+law+race+", overrun: 100us}}\n"), true)
+	}
+	a, b := with(""), with(", race: "+law)
+	wa, wb := a.res.Summary.Wakeup, b.res.Summary.Wakeup
+	if a.timeline != b.timeline || wa.Missed != wb.Missed || wa.Signals != wb.Signals || wa.Missed < 100 {
+		t.Errorf("race = latency: %d signals, %d missed; without a race law %d, %d; timelines equal: %v",
+			wb.Signals, wb.Missed, wa.Signals, wa.Missed, a.timeline == b.timeline)
+	}
+	narrow, none := with(", race: 5us"), with(", race: 0s")
+	if wn := narrow.res.Summary.Wakeup; wn.Missed >= wa.Missed/4 || narrow.res.Summary.FinalPoolSize <= a.res.Summary.FinalPoolSize {
+		t.Errorf("race 5us: %d missed, pool %d at the end; the latency as the window: %d, %d", wn.Missed, narrow.res.Summary.FinalPoolSize, wa.Missed, a.res.Summary.FinalPoolSize)
+	}
+	if w := none.res.Summary.Wakeup; w.Missed != 0 || none.res.Summary.FinalPoolSize != 300 {
+		t.Errorf("race 0: %d missed, pool %d at the end; want 0 and 300", w.Missed, none.res.Summary.FinalPoolSize)
 	}
 }

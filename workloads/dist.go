@@ -45,6 +45,16 @@ type Distribution interface {
 	String() string
 }
 
+// A Quantiler is a law with an inverse distribution function: Quantile(u)
+// is the value below which a share u in [0, 1) of its draws fall. Drawing
+// Quantile(u) of a uniform u is drawing the law; two laws drawn at the same
+// u are coupled, the larger draw of one going with the larger of the other
+// (the host's wake-up latency and its race window, host.wakeup.race). Every
+// law NewDistribution builds is one.
+type Quantiler interface {
+	Quantile(u float64) time.Duration
+}
+
 // ParamError is a distribution parameter that has no distribution.
 type ParamError struct {
 	Field, Msg, Allowed string
@@ -222,10 +232,11 @@ func roundNanos(y float64) time.Duration {
 
 type constantDist struct{ d time.Duration }
 
-func (c constantDist) Sample() time.Duration { return c.d }
-func (c constantDist) Mean() float64         { return c.d.Seconds() }
-func (c constantDist) Variance() float64     { return 0 }
-func (c constantDist) String() string        { return fmt.Sprintf("constant(%v)", c.d) }
+func (c constantDist) Sample() time.Duration          { return c.d }
+func (c constantDist) Mean() float64                  { return c.d.Seconds() }
+func (c constantDist) Variance() float64              { return 0 }
+func (c constantDist) String() string                 { return fmt.Sprintf("constant(%v)", c.d) }
+func (c constantDist) Quantile(float64) time.Duration { return c.d }
 
 // expDist is the exponential law, drawn as gonum's distuv.Exponential
 // draws it — ExpFloat64 of the stream over the rate — without going through
@@ -243,9 +254,10 @@ func (e *expDist) Sample() time.Duration {
 	}
 	return seconds(e.rng.ExpFloat64() / e.rate)
 }
-func (e *expDist) Mean() float64     { return e.mean }
-func (e *expDist) Variance() float64 { return e.mean * e.mean }
-func (e *expDist) String() string    { return e.name }
+func (e *expDist) Quantile(u float64) time.Duration { return seconds(-math.Log1p(-u) / e.rate) }
+func (e *expDist) Mean() float64                    { return e.mean }
+func (e *expDist) Variance() float64                { return e.mean * e.mean }
+func (e *expDist) String() string                   { return e.name }
 
 // rander adapts a gonum distribution.
 type rander struct {
@@ -275,6 +287,12 @@ func (r *rander) Sample() time.Duration {
 	}
 	return seconds(r.r.Rand())
 }
+
+// Quantile is the gonum law's own quantile function (every law rander
+// wraps has one).
+func (r *rander) Quantile(u float64) time.Duration {
+	return seconds(r.r.(interface{ Quantile(float64) float64 }).Quantile(u))
+}
 func (r *rander) Mean() float64     { return r.mean }
 func (r *rander) Variance() float64 { return r.variance }
 func (r *rander) String() string    { return r.name }
@@ -287,6 +305,7 @@ type empirical struct {
 	mean, variance float64
 	n              int
 	median         time.Duration
+	sorted         []time.Duration
 }
 
 func newEmpirical(xs []float64, src rand.Source) (*empirical, error) {
@@ -306,12 +325,19 @@ func newEmpirical(xs []float64, src rand.Source) (*empirical, error) {
 	sorted := append([]time.Duration(nil), e.samples...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	e.median = sorted[len(sorted)/2]
+	e.sorted = sorted
 	return e, nil
 }
 
 func (e *empirical) Sample() time.Duration { return e.samples[e.rng.IntN(len(e.samples))] }
 func (e *empirical) Mean() float64         { return e.mean }
-func (e *empirical) Variance() float64     { return e.variance }
+
+// Quantile is the sample at rank u·n: the draws are the samples, each
+// as likely.
+func (e *empirical) Quantile(u float64) time.Duration {
+	return e.sorted[min(int(u*float64(len(e.sorted))), len(e.sorted)-1)]
+}
+func (e *empirical) Variance() float64 { return e.variance }
 func (e *empirical) String() string {
 	return fmt.Sprintf("empirical(%d samples, mean=%v, median=%v)", e.n, seconds(e.mean), e.median)
 }

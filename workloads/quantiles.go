@@ -57,8 +57,10 @@ func newQuantiles(pts []QuantilePoint, src rand.Source) (Distribution, error) {
 	return d, nil
 }
 
-func (d *quantileDist) Sample() time.Duration {
-	u := d.rng.Float64()
+func (d *quantileDist) Sample() time.Duration { return d.Quantile(d.rng.Float64()) }
+
+// Quantile is the piecewise-linear quantile function at u in [0, 1].
+func (d *quantileDist) Quantile(u float64) time.Duration {
 	p := d.pts
 	i := 1
 	for i < len(p)-1 && p[i].Q <= u {
