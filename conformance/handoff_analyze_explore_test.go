@@ -2,8 +2,8 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/poolsim/poolsim/scenarios"
