@@ -74,6 +74,10 @@ type Executor interface {
 	// CheckInvariants panics with a state dump if the bookkeeping is
 	// inconsistent. Tests call it after every event.
 	CheckInvariants()
+
+	// Recycle hands back w, exited, for a later thread to reuse: the
+	// caller holds no pointer to it any more, nor does anyone it gave one.
+	Recycle(w *Worker)
 }
 
 // Scheduler is implemented by the executors that schedule tasks for later

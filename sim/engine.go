@@ -58,9 +58,14 @@ type Engine struct {
 	// over quiet timers (skipQuietTimers).
 	plain        bool
 	quietSkipped int64 // the quiet timers it passed over (for the tests)
-	tl           *timelineWriter
-	released     bool
-	start        time.Time // wall clock at construction, for perf.json
+	// recycle: exited workers go back to the pool once their event is over
+	// (canRecycle); exited holds those of the current event.
+	recycle  bool
+	exited   []*model.Worker
+	recycled int64 // how many (for the tests)
+	tl       *timelineWriter
+	released bool
+	start    time.Time // wall clock at construction, for perf.json
 
 	// ws is the engine's own state of each live worker, by Worker.Slot;
 	// wsHot: some worker may run a host job or steps (workerState.job,
@@ -144,6 +149,9 @@ type workerState struct {
 	job int32
 	// prog is the handle of the steps it runs (0: none, steps.go).
 	prog int32
+	// superseded: an earlier timer replaced the pending one, which is
+	// still in the heap (fireKeepAlive passes over it).
+	superseded bool
 }
 
 // NewEngine prepares a run of sc: the workload, the periodic jobs and the
@@ -259,6 +267,7 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 	}
 	e.lim.constructed(cfg, pool.PoolSize())
 	e.plain = e.skipQuietTimers()
+	e.recycle = e.canRecycle()
 	e.wsHot = e.hostTasks || e.steps != nil || e.vt != nil
 	e.end = sc.Duration
 	// Runtime events are validated in time order; snapshots are sorted here.
@@ -408,6 +417,13 @@ func (e *Engine) loop(ctx context.Context, one bool) (bool, error) {
 			if err := e.fire(ev); err != nil {
 				return false, err
 			}
+		}
+		if len(e.exited) > 0 {
+			for _, w := range e.exited {
+				e.pool.Recycle(w)
+			}
+			e.recycled += int64(len(e.exited))
+			e.exited = e.exited[:0]
 		}
 		if !e.plain {
 			if e.cpu != nil && e.cpu.dirty { // e.cpu is nil without a CPU limit
@@ -603,8 +619,33 @@ func (e *Engine) skipQuietTimers() bool {
 }
 
 func (e *Engine) armTimer(w *model.Worker, at time.Duration) {
-	e.ws[w.Slot()].timer = at
+	ws := &e.ws[w.Slot()]
+	if ws.timer != 0 {
+		ws.superseded = true
+	}
+	ws.timer = at
 	e.h.pushTimer(at, w)
+}
+
+// canRecycle reports whether the run's exited workers may be handed back to
+// the pool for reuse (Executor.Recycle): only when the engine's own events
+// are all that can point to a worker — no observer, no per-event hook, no
+// host timing, CPUs, resources, steps or virtual threads, whose states hold
+// workers — and then only a worker with no timer left (retire).
+func (e *Engine) canRecycle() bool {
+	return e.vt == nil && e.res == nil && e.cpu == nil && e.wk == nil && e.steps == nil && e.opt.Observe == nil
+}
+
+// retire notes w, just exited, for reuse once the event that made it exit
+// is over (the model may still be in the call that retired it): if
+// nothing holds it, no observer has ever been subscribed, and no keepAlive
+// event for it is pending (fireKeepAlive cleared its timer before the
+// expiry that made it exit; an exit from a task or on a shutdown may
+// leave one, and a superseded timer another).
+func (e *Engine) retire(w *model.Worker) {
+	if ws := &e.ws[w.Slot()]; e.recycle && len(e.observers) == 0 && ws.timer == 0 && !ws.superseded {
+		e.exited = append(e.exited, w)
+	}
 }
 
 func (e *Engine) nextRuntimeAt() time.Duration {

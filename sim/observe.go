@@ -174,6 +174,7 @@ func (e *Engine) workerChanged(now time.Duration, w *model.Worker, from, to mode
 		for _, r := range e.res {
 			r.ThreadEnded(thread(w))
 		}
+		e.retire(w)
 	}
 }
 
