@@ -20,16 +20,7 @@ func TestRecycledWorkersSameBytes(t *testing.T) {
 		name, yaml string
 		most       bool // most exits recycled: those at a keepAlive expiry
 	}{
-		{"elastic", `
-seed: 3
-duration: 2h
-warmup: 5m
-sample: 10s
-pool: {preset: tomcat, core: 4, max: 16, keepAlive: 1s}
-workload:
-  arrivals: {process: poisson, rate: 6.4/s}
-  service: {dist: exponential, mean: 1s}
-`, true},
+		{"elastic", elasticTwoHours, true},
 		{"cached, resized, shut down", `
 seed: 5
 duration: 20m
