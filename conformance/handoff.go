@@ -281,11 +281,7 @@ func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
 		}
 	}
 	slices.Sort(ends)
-	type obs struct {
-		d      time.Duration
-		barged bool
-	}
-	var xs []obs
+	var xs []raceObs
 	last := map[int]time.Duration{}
 	for _, t := range r.Tasks {
 		if t.Rejected || t.Worker == 0 {
@@ -300,9 +296,23 @@ func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
 		if i == len(ends) {
 			continue
 		}
-		xs = append(xs, obs{ends[i] - t.Submit, prev > t.Submit})
+		xs = append(xs, raceObs{ends[i] - t.Submit, prev > t.Submit})
 	}
-	slices.SortFunc(xs, func(a, b obs) int { return cmp.Compare(a.d, b.d) })
+	return raceLaw(xs)
+}
+
+// raceObs is one current-status observation of the race window: the next task ended d after a
+// submission, and its task was or was not taken by a returning worker (then R > d).
+type raceObs struct {
+	d      time.Duration
+	barged bool
+}
+
+// raceLaw is the maximum-likelihood law of R from current-status observations (RaceWindow),
+// as quantile points.
+func raceLaw(xs []raceObs) workloads.ServiceSpec {
+	xs = slices.Clone(xs)
+	slices.SortStableFunc(xs, func(a, b raceObs) int { return cmp.Compare(a.d, b.d) })
 	// Pool-adjacent-violators: blocks of consecutive observations whose mean barged share
 	// does not increase with δ.
 	type block struct {
@@ -326,7 +336,8 @@ func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
 	}
 	// P(R > δ) is block k's share on [lo_k, lo_{k+1}); below the first block it is the first
 	// block's. The quantile at u is the least δ where 1 − P(R > δ) ≥ u: the lo of the first
-	// block whose share is at most 1 − u, or, past the last block, the greatest δ seen.
+	// block whose share is at most 1 − u (within rounding: 1 − 0.9 is not 0.1 in floating
+	// point), or, past the last block, the greatest δ seen.
 	spec := workloads.ServiceSpec{Dist: "quantiles"}
 	var maxD time.Duration
 	if len(xs) > 0 {
@@ -335,7 +346,7 @@ func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
 	for _, u := range []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.96, 0.97, 0.98, 0.985, 0.99, 0.995, 0.998, 0.999, 1} {
 		v := maxD
 		for k, b := range bs {
-			if b.barged/b.n <= 1-u {
+			if b.barged/b.n <= 1-u+1e-9 {
 				v = b.lo
 				if k == 0 {
 					v = 0

@@ -143,8 +143,12 @@ type workerState struct {
 	// none): a worker has at most one timer in the heap.
 	timer time.Duration
 	// ready is when the thread's Thread.start() completes, before which it
-	// runs nothing (a thread start cost, host.go).
+	// runs nothing (a thread start cost, host.go), or when a SynchronousQueue
+	// worker matched with a task is awake (wakeup.go), whichever is later.
 	ready time.Duration
+	// woke is when a task taken by a signalled worker may start, with a
+	// race law: max(L, R) after the signal (wakeup.go); 0 once void.
+	woke time.Duration
 	// job is 1 + the index of the task it runs on the host's CPUs (0: none).
 	job int32
 	// prog is the handle of the steps it runs (0: none, steps.go).

@@ -182,7 +182,8 @@ func piece(total time.Duration, k, i int16) time.Duration {
 // when w's thread is up, and its CPU parts run on the CPUs. It returns when
 // the task begins.
 func (e *Engine) hostStart(now time.Duration, w *model.Worker, t *model.Task) time.Duration {
-	start := max(now, e.ws[w.Slot()].ready) // a thread still starting runs the task when it is up
+	ws := &e.ws[w.Slot()]
+	start := max(now, ws.ready, ws.woke) // a thread still starting, or still waking, runs the task when it is up
 	if e.cpu != nil && t.CPU > 0 {
 		e.startJob(now, start, w, t)
 	} else {

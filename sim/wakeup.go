@@ -142,7 +142,8 @@ func (w *wakeState) draw() (lat, race time.Duration) {
 func (e *Engine) handedOff(now time.Duration, w *model.Worker) {
 	e.wk.handoffs++
 	lat, _ := e.wk.draw()
-	e.ws[w.Slot()].ready = now + lat
+	ws := &e.ws[w.Slot()]
+	ws.ready = max(ws.ready, now+lat) // a thread still starting wakes no sooner
 }
 
 // signalled: the queue signalled w at now; it acts once it has the
@@ -152,7 +153,7 @@ func (e *Engine) signalled(now time.Duration, w *model.Worker) {
 	e.wk.signals++
 	lat, race := e.wk.draw()
 	if e.wk.race != nil {
-		e.ws[w.Slot()].ready = now + max(lat, race)
+		e.ws[w.Slot()].woke = now + max(lat, race)
 	}
 	e.h.push(now+race, phaseWake, w)
 }
@@ -160,9 +161,10 @@ func (e *Engine) signalled(now time.Duration, w *model.Worker) {
 // woken: w, signalled, has the queue's lock at now. Unless it took a task,
 // the start it was given at the signal is void (it waits again, R113).
 func (e *Engine) woken(now time.Duration, w *model.Worker) {
+	slot := w.Slot() // before the call: w may exit in it
 	e.pool.Woken(now, w)
 	if e.wk.race != nil && w.State() != model.Running {
-		e.ws[w.Slot()].ready = 0
+		e.ws[slot].woke = 0
 	}
 }
 
@@ -185,7 +187,7 @@ func (e *Engine) rejectedWhileIdle(now time.Duration) {
 	idle := e.pool.Count(model.IdleTimed)+e.pool.Count(model.IdleUntimed) > 0
 	if !idle {
 		e.pool.Workers(func(w *model.Worker) {
-			if w.State() == model.Running && e.ws[w.Slot()].ready > now {
+			if ws := &e.ws[w.Slot()]; w.State() == model.Running && max(ws.ready, ws.woke) > now {
 				idle = true
 			}
 		})

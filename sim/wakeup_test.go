@@ -186,3 +186,42 @@ func TestWakeupRaceSameAsLatency(t *testing.T) {
 		t.Errorf("race 0: %d missed, pool %d at the end; want 0 and 300", w.Missed, none.res.Summary.FinalPoolSize)
 	}
 }
+
+// TestWakeupWaitsForThreadStart: a prestarted thread whose Thread.start() has not completed
+// (host.threadStart 1 ms each: the two core threads are up at 1 and 2 ms) runs nothing before
+// it has, whatever wakes it. A task offered at 10 µs to a LinkedBlockingQueue goes to the first
+// waiter (signalled: latency 100 µs, with or without a race window) and starts at 1 ms; to a
+// non-fair SynchronousQueue, to the last (matched, R117), and starts at 2 ms.
+func TestWakeupWaitsForThreadStart(t *testing.T) {
+	for _, q := range []string{"linked", "synchronous"} {
+		for _, race := range []string{"", ", race: 20us", ", race: 100us", ", race: 2ms"} {
+			if q == "synchronous" && race != "" {
+				continue // a matched worker's task is never raced (R120)
+			}
+			sc := parse(t, fmt.Sprintf(`duration: 1s
+pool: {core: 2, max: 4, queue: {type: %s}, prestart: true}
+workload: {arrivals: {process: constant, rate: 1}, service: {dist: constant, value: 1ms}}
+host: {threadStart: 1ms, wakeup: {latency: 100us%s}}
+`, q, race))
+			src := arrivalsOf{{At: 10 * time.Microsecond, Service: time.Millisecond}}
+			var start time.Duration
+			if _, err := Run(context.Background(), sc, Options{Workload: &src, CheckInvariants: true, OnTask: func(e TaskEvent) {
+				if !e.End {
+					start = e.T
+				}
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			want := time.Millisecond
+			if q == "synchronous" {
+				want = 2 * time.Millisecond
+			}
+			if race == ", race: 2ms" {
+				want = 10*time.Microsecond + 2*time.Millisecond // the worker has the lock 2 ms after the signal
+			}
+			if start != want {
+				t.Errorf("%s%s: the task started at %v, want %v", q, race, start, want)
+			}
+		}
+	}
+}

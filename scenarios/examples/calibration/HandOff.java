@@ -104,7 +104,7 @@ public class HandOff {
         for (int q = 0; q < RACE_QS.length; q++) {
             double v = maxD;
             for (int k = 0; k < m; k++) {
-                if (bk[k] / bn[k] <= 1 - RACE_QS[q]) {
+                if (bk[k] / bn[k] <= 1 - RACE_QS[q] + 1e-9) { // within rounding: 1 - 0.9 is not 0.1
                     v = k == 0 ? 0 : lo[k];
                     break;
                 }
