@@ -240,20 +240,16 @@ func (s *sliceSource) Close() error { return nil }
 // that had finished its previous task), the race window (RaceWindow) and how much longer than
 // their service the tasks ran.
 func (r *HandOffResult) MeasuredWakeup(s HandOffScript, from time.Duration) scenarios.Wakeup {
-	last := map[int]time.Duration{}
 	var lat, over []time.Duration
-	for i, t := range r.Tasks {
-		if t.Rejected || t.Worker == 0 {
-			continue
+	r.ranTasks(func(i int, t HandOffOutcome, prevEnd time.Duration, hadPrev bool) {
+		if t.Submit < from {
+			return
 		}
-		if prev, ok := last[t.Worker]; ok && t.Submit >= from && prev <= t.Submit {
+		if hadPrev && prevEnd <= t.Submit {
 			lat = append(lat, t.Start-t.Submit)
 		}
-		if t.Submit >= from {
-			over = append(over, max(t.End-t.Start-s.Tasks[i].Service, 0))
-		}
-		last[t.Worker] = t.End
-	}
+		over = append(over, max(t.End-t.Start-s.Tasks[i].Service, 0))
+	})
 	o := quantileLaw(over)
 	w := scenarios.Wakeup{Latency: quantileLaw(lat), Overrun: &o}
 	if s.Pool.Queue != QueueSynchronous { // a matched worker's task is never taken (R120)
@@ -274,6 +270,37 @@ func (r *HandOffResult) MeasuredWakeup(s HandOffScript, from time.Duration) scen
 // hand-off cases have: idle workers at every submission, so a task taken by a returning
 // worker was taken from a signalled one.
 func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
+	ends := r.ends()
+	var xs []raceObs
+	r.ranTasks(func(_ int, t HandOffOutcome, prevEnd time.Duration, hadPrev bool) {
+		if !hadPrev || t.Submit < from {
+			return
+		}
+		if i, _ := slices.BinarySearch(ends, t.Submit+1); i < len(ends) {
+			xs = append(xs, raceObs{ends[i] - t.Submit, prevEnd > t.Submit})
+		}
+	})
+	return raceLaw(xs)
+}
+
+// ranTasks calls fn for every task that ran, in submission order (a worker's tasks start in
+// that order too), with the end of its worker's previous task (hadPrev: it had one). A task
+// whose worker's previous task ended after its submission was taken by that worker as it came
+// back from it: barged, where idle workers were waiting (R113).
+func (r *HandOffResult) ranTasks(fn func(i int, t HandOffOutcome, prevEnd time.Duration, hadPrev bool)) {
+	last := map[int]time.Duration{}
+	for i, t := range r.Tasks {
+		if t.Rejected || t.Worker == 0 {
+			continue
+		}
+		prev, ok := last[t.Worker]
+		fn(i, t, prev, ok)
+		last[t.Worker] = t.End
+	}
+}
+
+// ends are the ends of the tasks that ran, in time order.
+func (r *HandOffResult) ends() []time.Duration {
 	var ends []time.Duration
 	for _, t := range r.Tasks {
 		if !t.Rejected && t.Worker != 0 {
@@ -281,24 +308,7 @@ func (r *HandOffResult) RaceWindow(from time.Duration) workloads.ServiceSpec {
 		}
 	}
 	slices.Sort(ends)
-	var xs []raceObs
-	last := map[int]time.Duration{}
-	for _, t := range r.Tasks {
-		if t.Rejected || t.Worker == 0 {
-			continue
-		}
-		prev, ok := last[t.Worker]
-		last[t.Worker] = t.End
-		if !ok || t.Submit < from {
-			continue
-		}
-		i, _ := slices.BinarySearch(ends, t.Submit+1)
-		if i == len(ends) {
-			continue
-		}
-		xs = append(xs, raceObs{ends[i] - t.Submit, prev > t.Submit})
-	}
-	return raceLaw(xs)
+	return ends
 }
 
 // raceObs is one current-status observation of the race window: the next task ended d after a

@@ -40,26 +40,14 @@ func TestHandOffAnalyze(t *testing.T) {
 	sort.Strings(files)
 	for _, f := range files {
 		r := loadHandOff(t, f)
-		var ends []time.Duration
-		for _, x := range r.Tasks {
-			if !x.Rejected && x.Worker != 0 {
-				ends = append(ends, x.End)
-			}
-		}
-		slices.Sort(ends)
-		last := map[int]time.Duration{}
+		ends := r.ends()
 		var h, turn []float64
 		edges := []float64{0, 10, 20, 30, 40, 60, 80, 120, 160, 250, 400, 1e9}
 		nb := make([]int, len(edges))
 		bb := make([]int, len(edges))
-		for _, x := range r.Tasks {
-			if x.Rejected || x.Worker == 0 {
-				continue
-			}
-			prev, ok := last[x.Worker]
-			last[x.Worker] = x.End
+		r.ranTasks(func(_ int, x HandOffOutcome, prev time.Duration, ok bool) {
 			if !ok || x.Submit < time.Second {
-				continue
+				return
 			}
 			barged := prev > x.Submit
 			if barged {
@@ -79,7 +67,7 @@ func TestHandOffAnalyze(t *testing.T) {
 					bb[k]++
 				}
 			}
-		}
+		})
 		slices.Sort(h)
 		slices.Sort(turn)
 		t.Logf("%s: H n=%d p10 %.0f p50 %.0f p90 %.0f p99 %.0f; turnaround of bargers n=%d p10 %.0f p50 %.0f p90 %.0f", filepath.Base(f), len(h),
@@ -162,16 +150,10 @@ func TestHandOffLatencyByIdle(t *testing.T) {
 	edges := []time.Duration{0, 50 * time.Microsecond, 200 * time.Microsecond, time.Millisecond, 5 * time.Millisecond, 50 * time.Millisecond, time.Hour}
 	for _, f := range files {
 		r := loadHandOff(t, f)
-		last := map[int]time.Duration{}
 		hs := make([][]float64, len(edges))
-		for _, x := range r.Tasks {
-			if x.Rejected || x.Worker == 0 {
-				continue
-			}
-			prev, ok := last[x.Worker]
-			last[x.Worker] = x.End
+		r.ranTasks(func(_ int, x HandOffOutcome, prev time.Duration, ok bool) {
 			if !ok || x.Submit < time.Second/2 || prev > x.Submit {
-				continue
+				return
 			}
 			idle := x.Submit - prev
 			k := 0
@@ -179,7 +161,7 @@ func TestHandOffLatencyByIdle(t *testing.T) {
 				k++
 			}
 			hs[k] = append(hs[k], float64(x.Start-x.Submit)/1e3)
-		}
+		})
 		line := filepath.Base(f) + ":"
 		for k, h := range hs {
 			if len(h) == 0 {

@@ -47,17 +47,12 @@ func (r *HandOffResult) plateau(from, to time.Duration) float64 {
 // wakeDelays are start − submit of the tasks submitted after from whose worker was idle at
 // their submission (it had finished its previous task): the hand-off's latency as run.
 func (r *HandOffResult) wakeDelays(from time.Duration) []float64 {
-	last := map[int]time.Duration{}
 	var out []float64
-	for _, t := range r.Tasks {
-		if t.Rejected || t.Worker == 0 {
-			continue
-		}
-		if prev, ok := last[t.Worker]; ok && t.Submit >= from && prev <= t.Submit {
+	r.ranTasks(func(_ int, t HandOffOutcome, prevEnd time.Duration, hadPrev bool) {
+		if hadPrev && t.Submit >= from && prevEnd <= t.Submit {
 			out = append(out, float64(t.Start-t.Submit)/1e3)
 		}
-		last[t.Worker] = t.End
-	}
+	})
 	slices.Sort(out)
 	return out
 }
@@ -72,20 +67,15 @@ func q(xs []float64, p float64) float64 {
 // barged is the share of the tasks submitted after from whose worker was still running its
 // previous task when they were submitted.
 func (r *HandOffResult) barged(from time.Duration) float64 {
-	last := map[int]time.Duration{}
 	n, b := 0, 0
-	for _, t := range r.Tasks { // in submit order; a worker's tasks start in that order too
-		if t.Rejected || t.Worker == 0 {
-			continue
-		}
-		if prev, ok := last[t.Worker]; ok && t.Submit >= from {
+	r.ranTasks(func(_ int, t HandOffOutcome, prevEnd time.Duration, hadPrev bool) {
+		if hadPrev && t.Submit >= from {
 			n++
-			if prev > t.Submit {
+			if prevEnd > t.Submit {
 				b++
 			}
 		}
-		last[t.Worker] = t.End
-	}
+	})
 	return float64(b) / float64(max(n, 1))
 }
 
