@@ -54,8 +54,15 @@ type event struct {
 func (e *Engine) nextEvent() (event, bool) {
 again:
 	at, ph := never, phase(0)
-	top := e.h.top()
-	if top != nil {
+	// e.h.top(), written out: the loop that nextEvent inlines into is
+	// too large for the compiler to inline it there.
+	if e.h.taken {
+		e.h.taken = false
+		e.h.removeTop()
+	}
+	var top *entry
+	if len(e.h.es) > 0 {
+		top = &e.h.es[0]
 		at, ph = top.at, top.phase()
 	}
 	fromQ := e.h.queueFirst(top, at) // the earliest is the timer queue's front
