@@ -38,9 +38,16 @@ type Engine struct {
 	restAt    time.Duration
 	restPhase phase
 
-	now           time.Duration
-	next          workloads.Arrival // the arrival the pending arrival event submits
-	submitterFree time.Duration     // caller-runs: the submitter is busy until then
+	now  time.Duration
+	next workloads.Arrival // the arrival the pending arrival event submits
+	// batch holds arrivals drawn ahead, from the source's NextBatch (or
+	// one from Next, for a source without it); batch[bi:] are not yet
+	// pulled (pullArrival).
+	batch         []workloads.Arrival
+	bi            int
+	batchSrc      workloads.BatchSource
+	one           [1]workloads.Arrival // the batch of a source without NextBatch
+	submitterFree time.Duration        // caller-runs: the submitter is busy until then
 	nextTaskID    uint64
 	samples       int64 // samples taken
 	nextRuntime   int   // index of the next runtime event
@@ -211,6 +218,7 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		}
 	}
 	e.src = src
+	e.batchSrc, _ = src.(workloads.BatchSource)
 	fail := func(section string, err error) (*Engine, error) {
 		src.Close()
 		e.rec.release()
@@ -529,8 +537,13 @@ func (e *Engine) stop(at time.Duration, why string) {
 // (backlogged submissions then go in order, back to back).
 func (e *Engine) pullArrival() {
 	e.due[phaseArrival] = never
-	a, ok := e.src.Next()
-	if !ok || a.At > e.end {
+	if e.bi == len(e.batch) && !e.pullBatch() {
+		return
+	}
+	a := e.batch[e.bi]
+	e.bi++
+	if a.At > e.end {
+		e.batch, e.bi = nil, 0 // the arrivals end here (the source may have more)
 		return
 	}
 	e.next = a
@@ -538,6 +551,24 @@ func (e *Engine) pullArrival() {
 		e.nextSplit = e.split.LastSplit()
 	}
 	e.due[phaseArrival] = max(a.At, e.submitterFree)
+}
+
+// pullBatch fills e.batch with the source's next arrivals: those drawn
+// ahead, or the one of Next. It reports false when the workload has ended.
+func (e *Engine) pullBatch() bool {
+	e.bi = 0
+	if e.batchSrc != nil {
+		e.batch = e.batchSrc.NextBatch()
+		return len(e.batch) > 0
+	}
+	a, ok := e.src.Next()
+	if !ok {
+		e.batch = nil
+		return false
+	}
+	e.one[0] = a
+	e.batch = e.one[:]
+	return true
 }
 
 func (e *Engine) submit() {

@@ -95,6 +95,52 @@ func TestBatchesDrawAsOneByOne(t *testing.T) {
 	}
 }
 
+// TestNextBatchHandsOutWhatNextWould: NextBatch hands out the arrivals Next
+// would return, in order and each once, to the end of the workload (or
+// 300,000 arrivals), its last arrival's split and steps reported as after
+// Next; a batched phase's batches hold several, the others one.
+func TestNextBatchHandsOutWhatNextWould(t *testing.T) {
+	const n = 300000
+	for name, spec := range batchCases() {
+		t.Run(name, func(t *testing.T) {
+			batches, err := New(spec, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			single, _ := New(spec, 7)
+			bs, ss := batches.(*phaseSource), single.(*phaseSource)
+			var bsrc BatchSource = bs
+			got, longest := 0, 0
+			for got < n {
+				b := bsrc.NextBatch()
+				longest = max(longest, len(b))
+				for i, a := range b {
+					want, ok := single.Next()
+					if !ok || a != want {
+						t.Fatalf("arrival %d: NextBatch gave %+v, Next %+v %v", got, a, want, ok)
+					}
+					got++
+					if last := i == len(b)-1; last && (bs.LastSplit() != ss.LastSplit() || fmt.Sprint(bs.LastSteps()) != fmt.Sprint(ss.LastSteps())) {
+						t.Fatalf("arrival %d, last of its batch: split %+v steps %v, after Next %+v %v", got-1, bs.LastSplit(), bs.LastSteps(), ss.LastSplit(), ss.LastSteps())
+					}
+				}
+				if len(b) == 0 {
+					if a, ok := single.Next(); ok {
+						t.Fatalf("NextBatch ended after %d arrivals, Next goes on with %+v", got, a)
+					}
+					if bsrc.NextBatch() != nil {
+						t.Fatal("NextBatch goes on after it ended")
+					}
+					break
+				}
+			}
+			if longest < 2 {
+				t.Errorf("no batch held more than one arrival (longest %d): the test tests no batch", longest)
+			}
+		})
+	}
+}
+
 // TestMinFastRateNeedsNoClamp: at minFastRate and above, the largest value
 // of the exponential ziggurat's rectangles gives a time seconds does not
 // clamp, so fillPoisson's roundNanos(x/rate*1e9) is seconds(x/rate).

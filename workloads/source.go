@@ -46,6 +46,18 @@ type Source interface {
 	Close() error
 }
 
+// BatchSource is a Source that hands out the arrivals it has drawn ahead
+// several at a time: NextBatch returns the arrivals Next would return next
+// (at least one; none once the workload has ended) and hands them all out.
+// The slice is valid until the next call of NextBatch or Next; a
+// SplitSource's LastSplit and a StepSource's LastSteps describe its last
+// arrival. The event loop takes each task's arrival from it without a
+// call per task.
+type BatchSource interface {
+	Source
+	NextBatch() []Arrival
+}
+
 // ArrivalSpec describes an arrival process.
 type ArrivalSpec struct {
 	Process string        // poisson | constant | onoff | burst
@@ -427,21 +439,38 @@ func addSat(t, d time.Duration) time.Duration {
 
 // Next returns the next arrival. Most phases are drawn ahead, batchSize
 // arrivals at a time (fill), and Next hands them out; the rest draw one
-// arrival per call (next).
+// arrival per call (refill).
 func (s *phaseSource) Next() (Arrival, bool) {
-	if i := s.bi; i < len(s.buf) {
-		s.bi = i + 1
-		return s.buf[i], true
+	if s.bi == len(s.buf) && !s.refill() {
+		return Arrival{}, false
 	}
-	return s.next()
+	i := s.bi
+	s.bi = i + 1
+	return s.buf[i], true
 }
 
-// next draws the next arrival once buf is handed out: it fills buf again
-// for a batched phase, or draws one arrival. The common cases — a Poisson
-// phase with an exponential or lognormal law drawn from its stream — draw
-// both straight from the streams; every test on the way is decided once
-// per phase (New, enter), not once per arrival.
-func (s *phaseSource) next() (Arrival, bool) {
+// NextBatch returns the arrivals Next would return next, as many as are
+// drawn ahead (at least one; none when the workload has ended), and
+// hands them all out: the next call returns those that follow. The slice
+// is valid until the next call of NextBatch or Next. LastSplit and
+// LastSteps describe its last arrival (a phase with split laws or steps
+// is drawn one arrival at a time).
+func (s *phaseSource) NextBatch() []Arrival {
+	if s.bi == len(s.buf) && !s.refill() {
+		return nil
+	}
+	b := s.buf[s.bi:]
+	s.bi = len(s.buf)
+	return b
+}
+
+// refill draws the next arrivals once buf is handed out: it fills buf
+// again for a batched phase, or draws one arrival into it. It reports
+// false when the workload has ended. The common cases — a Poisson phase
+// with an exponential or lognormal law drawn from its stream — draw both
+// straight from the streams; every test on the way is decided once per
+// phase (New, enter), not once per arrival.
+func (s *phaseSource) refill() bool {
 	for ph := s.ph; ph != nil; ph = s.ph {
 		if s.ended {
 			s.ended = false
@@ -451,8 +480,7 @@ func (s *phaseSource) next() (Arrival, bool) {
 		if ph.batch {
 			s.fill(ph)
 			if len(s.buf) > 0 {
-				s.bi = 1
-				return s.buf[0], true
+				return true
 			}
 			continue // the phase had no more arrivals: s.ended
 		}
@@ -461,16 +489,18 @@ func (s *phaseSource) next() (Arrival, bool) {
 			s.enter(s.cur + 1)
 			continue
 		}
-		a := s.draw(ph, t)
+		s.store[0] = s.draw(ph, t)
+		s.buf, s.bi = s.store[:1], 0
 		if s.hasSteps {
 			s.lastSteps = nil
 			if ph.steps != nil {
 				s.lastSteps = ph.steps.drawn
 			}
 		}
-		return a, true
+		return true
 	}
-	return Arrival{}, false
+	s.buf, s.bi = nil, 0
+	return false
 }
 
 // nextAt draws the phase's next arrival time, or false when it lands at or
