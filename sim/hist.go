@@ -75,6 +75,13 @@ func (h *intervalHist) quantile(q float64) float64 {
 	if h.n == 0 {
 		return math.NaN()
 	}
+	return h.quantileDur(q).Seconds()
+}
+
+// quantileDur is the q-quantile (0 < q <= 1) of a histogram that is not
+// empty: an exact order statistic of a small interval, else the midpoint of
+// the bucket holding it, never above the maximum.
+func (h *intervalHist) quantileDur(q float64) time.Duration {
 	rank := uint64(math.Ceil(q * float64(h.n)))
 	if rank < 1 {
 		rank = 1
@@ -84,7 +91,7 @@ func (h *intervalHist) quantile(q float64) float64 {
 			slices.Sort(h.small[:h.n])
 			h.sorted = true
 		}
-		return h.small[rank-1].Seconds()
+		return h.small[rank-1]
 	}
 	// Find the power of two holding the rank, then the bucket within it.
 	var c uint64
@@ -98,14 +105,10 @@ func (h *intervalHist) quantile(q float64) float64 {
 	for i := blk << subBits; i < len(h.counts); i++ {
 		c += uint64(h.counts[i])
 		if c >= rank {
-			v := histValue(i)
-			if v > h.max {
-				v = h.max
-			}
-			return v.Seconds()
+			return min(histValue(i), h.max)
 		}
 	}
-	return h.max.Seconds()
+	return h.max
 }
 
 func (h *intervalHist) mean() float64 {

@@ -69,6 +69,33 @@ func appendFloat(b []byte, x float64) []byte {
 	return strconv.AppendFloat(b, x, 'f', -1, 64)
 }
 
+// appendDurSeconds appends d.Seconds() as appendFloat does — the shortest
+// decimal that reads back to it — from d's digits where they are that
+// decimal: when d.Seconds() is the float nearest to d/1e9 (as the correctly
+// rounded float64(d)/1e9 is: both exact below 2^53) and d/1e9 has at most
+// 15 significant digits (d below 1e15 ns, eleven and a half days), no other
+// decimal of at most 15 digits reads back to the same float (a float64
+// holds every 15-digit decimal apart), so none shorter does. The timeline's
+// quantiles and maxima are durations; formatting them from their digits
+// spares strconv's shortest-float search, most of a row's cost.
+func appendDurSeconds(b []byte, d time.Duration) []byte {
+	x := d.Seconds()
+	if d < 0 || d >= 1e15 || x != float64(d)/1e9 {
+		return appendFloat(b, x)
+	}
+	return appendSeconds(b, d)
+}
+
+// appendQuantile appends a comma and h's q-quantile in seconds (nothing
+// after the comma when h is empty).
+func appendQuantile(b []byte, h *intervalHist, q float64) []byte {
+	b = append(b, ',')
+	if h.n == 0 {
+		return b
+	}
+	return appendDurSeconds(b, h.quantileDur(q))
+}
+
 // appendInt appends v in decimal, as strconv.AppendInt does; the one-digit
 // counts of a timeline row (threads by state, rejections) without its
 // work.
@@ -115,11 +142,16 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor,
 		b = append(b, ',')
 		b = appendInt(b, v)
 	}
-	for _, v := range [...]float64{rec.ivWait.mean(), rec.ivWait.quantile(0.5), rec.ivWait.quantile(0.99),
-		maxSeconds(rec.ivWait), rec.ivResponse.quantile(0.99)} {
-		b = append(b, ',')
-		b = appendFloat(b, v)
+	w, r := rec.ivWait, rec.ivResponse
+	b = append(b, ',')
+	b = appendFloat(b, w.mean())
+	b = appendQuantile(b, w, 0.5)
+	b = appendQuantile(b, w, 0.99)
+	b = append(b, ',')
+	if w.n > 0 {
+		b = appendDurSeconds(b, w.max)
 	}
+	b = appendQuantile(b, r, 0.99)
 	b = append(b, ',')
 	b = append(b, p.RunState().String()...)
 	b = append(b, ',')
@@ -148,13 +180,6 @@ func (t *timelineWriter) row(now time.Duration, rec *recorder, p model.Executor,
 	t.buf = b
 	_, err := t.w.Write(b)
 	return err
-}
-
-func maxSeconds(h *intervalHist) float64 {
-	if h.n == 0 {
-		return math.NaN()
-	}
-	return h.max.Seconds()
 }
 
 func (t *timelineWriter) flush() error { return t.w.Flush() }
