@@ -54,15 +54,20 @@ type event struct {
 func (e *Engine) nextEvent() (event, bool) {
 again:
 	at, ph := never, phase(0)
-	// e.h.top(), written out: the loop that nextEvent inlines into is
-	// too large for the compiler to inline it there.
-	if e.h.taken {
-		e.h.taken = false
-		e.h.removeTop()
-	}
+	// The heap's earliest (e.h.top(), written out: the loop that
+	// nextEvent inlines into is too large for the compiler to inline it
+	// there). A taken top stays in place until the heap's next event is
+	// taken (below) or a push replaces it: the earliest is then the
+	// earlier of its children.
 	var top *entry
-	if len(e.h.es) > 0 {
-		top = &e.h.es[0]
+	if es := e.h.es; !e.h.taken {
+		if len(es) > 0 {
+			top = &es[0]
+		}
+	} else if len(es) > 1 {
+		top = &es[smallerChild(es, 1, len(es))]
+	}
+	if top != nil {
 		at, ph = top.at, top.phase()
 	}
 	fromQ := e.h.queueFirst(top, at) // the earliest is the timer queue's front
@@ -87,6 +92,10 @@ again:
 		if fromQ {
 			ev.w = e.h.tq.pop()
 		} else {
+			if e.h.taken { // the taken top goes; its earlier child, the event, takes its place
+				e.h.taken = false
+				e.h.removeTop()
+			}
 			ev.w = e.h.take()
 		}
 		if ph == phaseKeepAlive && e.plain && e.timerQuiet(ev.w, at) && e.rec.mergeExact(e.end) {
@@ -154,8 +163,9 @@ func (e *entry) phase() phase { return phase(e.key >> 56) }
 // The engine takes the top entry (take) and leaves it in place: the next
 // push replaces it — one sift-down instead of a pop's and a push's, the
 // common case of a worker whose task ended and that takes the next one, or
-// parks with a timer — and the next look at the heap (top) removes it if
-// no push came. The entries' keys are unique, so the order in which they
+// parks with a timer, or of the next arrival starting a task — and until
+// then the heap's earliest is the earlier of its children (nextEvent),
+// which is removed from there when it is taken in turn. The entries' keys are unique, so the order in which they
 // come out does not depend on how the heap holds them.
 //
 // Beside the heap, a FIFO holds the keepAlive timers armed in time order
