@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"time"
 
@@ -23,6 +24,10 @@ import (
 // Options.Observer) as it happens.
 //
 // An Engine is not safe for concurrent use. Close it when done (Run does).
+// When the process has more than one processor (GOMAXPROCS), a workload
+// of phases without split laws or steps is drawn ahead on a goroutine of
+// the engine's own (workloads.DrawAhead: the same arrivals, while the
+// event loop runs on); Close stops it.
 type Engine struct {
 	sc   *scenarios.Scenario
 	opt  Options
@@ -215,6 +220,15 @@ func NewEngine(sc *scenarios.Scenario, opt Options) (*Engine, error) {
 		if src, err = workloads.New(sc.Workload, sc.Seed); err != nil {
 			e.rec.release()
 			return nil, scenarioErr(sc, "workload", err)
+		}
+		if runtime.GOMAXPROCS(0) > 1 {
+			// The arrivals are drawn ahead on another processor: the same
+			// ones. Close stops its goroutine; should an engine be dropped
+			// unclosed, the collector does.
+			if ahead := workloads.DrawAhead(src); ahead != src {
+				src = ahead
+				runtime.AddCleanup(e, func(s workloads.Source) { s.Close() }, ahead)
+			}
 		}
 	}
 	e.src = src

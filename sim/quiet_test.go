@@ -2,7 +2,11 @@ package sim
 
 import (
 	"context"
+	"runtime"
 	"testing"
+	"time"
+
+	"github.com/poolsim/poolsim/workloads"
 )
 
 // quietRun runs sc with quiet timers passed over (the default) and
@@ -86,5 +90,39 @@ func TestMergeExact(t *testing.T) {
 	r = &recorder{queueLen: 1, areaQueue: 1 << 52, eager: true}
 	if r.mergeExact(1) {
 		t.Error("an integral already at 2^52: mergeExact said yes")
+	}
+}
+
+// TestDrawAheadSameOutputs: a run whose arrivals are drawn ahead on another
+// processor (workloads.DrawAhead, with GOMAXPROCS above 1) writes the same
+// bytes as the run that draws them as it goes (GOMAXPROCS 1), and leaves
+// no goroutine behind once it is over.
+func TestDrawAheadSameOutputs(t *testing.T) {
+	sc := parse(t, elasticTwoHours)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	serial := runAll(t, sc, false)
+	runtime.GOMAXPROCS(2)
+	before := runtime.NumGoroutine()
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.src.(workloads.BatchSource); !ok {
+		t.Fatalf("the engine's source %T hands out no batches", e.src)
+	}
+	if runtime.NumGoroutine() <= before {
+		t.Fatal("the engine draws its arrivals without a goroutine of its own: the test tests nothing")
+	}
+	e.Close()
+	ahead := runAll(t, sc, false)
+	if serial.summary != ahead.summary || serial.timeline != ahead.timeline || serial.snapshots != ahead.snapshots {
+		t.Error("the outputs differ with the arrivals drawn ahead")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the runs, %d before", n, before)
 	}
 }
