@@ -93,22 +93,29 @@ func (h *intervalHist) quantileDur(q float64) time.Duration {
 		}
 		return h.small[rank-1]
 	}
-	// Find the power of two holding the rank, then the bucket within it.
+	// Find the power of two holding the rank, then the bucket within it,
+	// from the top: the maximum's bucket is the highest counted, and the
+	// quantiles asked for (the median and above) are nearer the top. The
+	// bucket is the highest whose count and those above it reach the rank
+	// from the top, n−rank+1: the lowest whose count and those below reach
+	// rank.
+	top := h.n - rank + 1
 	var c uint64
-	blk := 0
-	for ; blk < len(h.coarse)-1; blk++ {
-		if c+uint64(h.coarse[blk]) >= rank {
+	last := histIndex(h.max)
+	blk := last >> subBits
+	for ; blk > 0; blk-- {
+		if c+uint64(h.coarse[blk]) >= top {
 			break
 		}
 		c += uint64(h.coarse[blk])
 	}
-	for i := blk << subBits; i < len(h.counts); i++ {
+	for i := min(last, (blk+1)<<subBits-1); i >= 0; i-- {
 		c += uint64(h.counts[i])
-		if c >= rank {
+		if c >= top {
 			return min(histValue(i), h.max)
 		}
 	}
-	return h.max
+	return 0 // not reached: the counts sum to n
 }
 
 func (h *intervalHist) mean() float64 {
@@ -118,12 +125,14 @@ func (h *intervalHist) mean() float64 {
 	return h.sum / float64(h.n) / 1e9
 }
 
+// reset empties the histogram: the powers of two counted, up to the
+// maximum's (record clamps a negative value to 0: no value is above it).
 func (h *intervalHist) reset() {
-	for b, c := range &h.coarse {
-		if c != 0 {
+	for b := range histIndex(h.max)>>subBits + 1 {
+		if h.coarse[b] != 0 {
 			clear(h.counts[b<<subBits : (b+1)<<subBits])
+			h.coarse[b] = 0
 		}
 	}
-	clear(h.coarse[:])
 	h.sorted, h.n, h.sum, h.max = false, 0, 0, 0
 }

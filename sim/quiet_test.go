@@ -2,11 +2,9 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
-	"time"
-
-	"github.com/poolsim/poolsim/workloads"
 )
 
 // quietRun runs sc with quiet timers passed over (the default) and
@@ -95,34 +93,26 @@ func TestMergeExact(t *testing.T) {
 
 // TestDrawAheadSameOutputs: a run whose arrivals are drawn ahead on another
 // processor (workloads.DrawAhead, with GOMAXPROCS above 1) writes the same
-// bytes as the run that draws them as it goes (GOMAXPROCS 1), and leaves
-// no goroutine behind once it is over.
+// bytes as the run that draws them as it goes (GOMAXPROCS 1); closing the
+// engine stops the source.
 func TestDrawAheadSameOutputs(t *testing.T) {
 	sc := parse(t, elasticTwoHours)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	serial := runAll(t, sc, false)
 	runtime.GOMAXPROCS(2)
-	before := runtime.NumGoroutine()
 	e, err := NewEngine(sc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := e.src.(workloads.BatchSource); !ok {
-		t.Fatalf("the engine's source %T hands out no batches", e.src)
-	}
-	if runtime.NumGoroutine() <= before {
-		t.Fatal("the engine draws its arrivals without a goroutine of its own: the test tests nothing")
+	if got := fmt.Sprintf("%T", e.src); got != "*workloads.aheadSource" {
+		t.Fatalf("the engine's source is a %s, not drawn ahead: the test tests nothing", got)
 	}
 	e.Close()
+	if a, ok := e.src.Next(); ok {
+		t.Fatalf("the source hands out %+v after the engine's Close", a)
+	}
 	ahead := runAll(t, sc, false)
 	if serial.summary != ahead.summary || serial.timeline != ahead.timeline || serial.snapshots != ahead.snapshots {
 		t.Error("the outputs differ with the arrivals drawn ahead")
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after the runs, %d before", n, before)
 	}
 }
