@@ -19,6 +19,10 @@
 # sweep-point (one sweep point of scenarios/examples/sweep-ci-tomcat.yaml,
 # 20 replications, one job: what a sweep or a search pays per simulation).
 #
+# poolsim draws a run's arrivals on a second processor when it has one
+# (workloads.DrawAhead): its wall time counts that; its CPU time (below) is
+# the work of both.
+#
 # FLOOR_DIR overrides where the floor's sources are. BENCH_CLOCK=cpu counts
 # CPU time instead of wall time (`perf stat -e task-clock`, the whole process
 # of the floor as of poolsim): less disturbed by other processes on a busy
