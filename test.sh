@@ -65,8 +65,9 @@ rest=$(go list ./... | grep -v -e '/conformance$' -e '/explain$')
 go test -p 1 -count=1 -timeout 25m "$@" "${timing[@]}"
 go test -timeout 15m "$@" $rest
 # The packages that run work concurrently (sweep jobs, the CLI's signal
-# handling and report) once more under the race detector.
-go test -race -short -timeout 15m ./sweep/ ./cmd/poolsim/ ./report/
+# handling and report, the arrivals drawn ahead on a goroutine) once more
+# under the race detector.
+go test -race -short -timeout 15m ./sweep/ ./cmd/poolsim/ ./report/ ./workloads/
 # A gated sweep, as users run one in CI (README: Sweeps in CI).
 go run ./cmd/poolsim sweep scenarios/examples/sweep-ci-tomcat.yaml --param pool.max=100,200 --param workload.arrivals.rate=50/s:300/s:3:log --replications 3 --assert 'rejected == 0 && wait_p99_s < 0.2' --out "$(mktemp -d)"
 # Every fuzz target for 5 s each (issue 6; scripts/fuzz.sh 5m to fuzz for real).
