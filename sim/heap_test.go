@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// next takes the earliest event of h as nextEvent does: the heap's top
-// (top), unless the timer queue's front comes first (queueFirst).
+// next takes the earliest event of h as nextEvent does: the heap's
+// earliest, unless the timer queue's front comes first (queueFirst).
 func next(h *eventHeap) (entry, bool) {
-	top := h.top()
+	top := h.earliest()
 	at := never
 	if top != nil {
 		at = top.at
