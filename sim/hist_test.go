@@ -180,3 +180,51 @@ func TestAppendDurSecondsIsAppendFloat(t *testing.T) {
 		check(p + 1)
 	}
 }
+
+// TestIntervalQuantileFromTheTop: the quantile found from the maximum
+// down is the bucket the count from the bottom reaches — the lowest whose
+// count and those below reach the rank — for every rank of random
+// intervals, and a reset, which stops at the maximum's power of two,
+// leaves every count at zero.
+func TestIntervalQuantileFromTheTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var h intervalHist
+	for trial := 0; trial < 300; trial++ {
+		n := smallN + 1 + rng.IntN(400)
+		scale := math.Pow(10, float64(rng.IntN(12)))
+		for range n {
+			switch rng.IntN(3) {
+			case 0:
+				h.record(0)
+			default:
+				h.record(time.Duration(rng.ExpFloat64() * scale))
+			}
+		}
+		for rank := 1; rank <= n; rank++ {
+			q := float64(rank) / float64(n)
+			if r := uint64(math.Ceil(q * float64(n))); r != uint64(rank) {
+				continue // q does not name this rank exactly in floating point
+			}
+			var c uint64
+			want := h.max
+			for i := range h.counts {
+				if c += uint64(h.counts[i]); c >= uint64(rank) {
+					want = min(histValue(i), h.max)
+					break
+				}
+			}
+			if got := h.quantileDur(q); got != want {
+				t.Fatalf("trial %d, n=%d, rank %d: %v from the top, %v from the bottom", trial, n, rank, got, want)
+			}
+		}
+		h.reset()
+		for i, c := range h.counts {
+			if c != 0 {
+				t.Fatalf("trial %d: bucket %d holds %d after the reset", trial, i, c)
+			}
+		}
+		if h.coarse != [64]uint32{} {
+			t.Fatalf("trial %d: the coarse counts hold %v after the reset", trial, h.coarse)
+		}
+	}
+}
