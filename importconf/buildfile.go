@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,8 @@ type Build struct {
 	// File is the pom.xml or build.gradle(.kts) read; "" when none.
 	File string
 	// SpringBootVersion is the Spring Boot version it uses, as written
-	// ("3.2.5", "2.1.4.RELEASE"); "" when the file does not say.
+	// ("3.2.5", "2.1.4.RELEASE"); "" when the file does not say, or says
+	// something that is not a version (then a note quotes it).
 	SpringBootVersion string
 	// Server is the embedded web server its starters choose: "tomcat",
 	// "jetty", "undertow" or "netty" (WebFlux without a servlet
@@ -83,6 +85,10 @@ func ParseBuild(name string, data []byte) Build {
 		parsePOM(&b, data)
 	} else {
 		parseGradle(&b, string(data))
+	}
+	if v := b.SpringBootVersion; v != "" && !versionLike.MatchString(v) {
+		b.Notes = append(b.Notes, fmt.Sprintf("%s names Spring Boot version %q, which is not a version", name, v))
+		b.SpringBootVersion = ""
 	}
 	return b
 }
@@ -163,6 +169,10 @@ func parsePOM(b *Build, data []byte) {
 }
 
 var (
+	// versionLike is what a build file's Spring Boot version must look
+	// like to be kept: digits first, then digits, letters, dots, dashes,
+	// underscores or pluses ("3.2.5", "2.1.4.RELEASE", "3.4.0-M1").
+	versionLike  = lazyre.New(`^[0-9][0-9A-Za-z._+-]*$`)
 	gradlePlugin = lazyre.New(`id\s*\(?\s*["']org\.springframework\.boot["']\s*\)?\s*version\s*\(?\s*["']([0-9][^"']*)["']`)
 	gradleVar    = lazyre.New(`(?i)spring_?boot_?version\s*=\s*["']([0-9][^"']*)["']`)
 	gradleCoord  = lazyre.New(`org\.springframework\.boot:spring-boot-(?:gradle-plugin|dependencies|starter-parent):([0-9][^"'\s)]*)`)

@@ -121,10 +121,35 @@ func FuzzParseBuild(f *testing.F) {
 	f.Add([]byte(`<project><parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2.0</version></parent></project>`))
 	f.Add([]byte("plugins { id 'org.springframework.boot' version '3.3.1' }\n"))
 	f.Add([]byte("<project><properties><a>${b}</a></properties></project>"))
+	// CI's fuzzing found an escaped quote kept inside a version.
+	f.Add([]byte(`<project><parent><artifactId>spring-boot-starter-parent</artifactId><version>000000000&quot;00000000</version></parent></project>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := ParseBuild("pom.xml", data)
-		if b.SpringBootVersion != "" && strings.ContainsAny(b.SpringBootVersion, "\n\"'") {
-			t.Fatalf("version %q", b.SpringBootVersion)
+		if v := b.SpringBootVersion; v != "" && !versionLike.MatchString(v) {
+			t.Fatalf("version %q", v)
 		}
 	})
+}
+
+// TestParseBuildNotAVersion: a build file whose Spring Boot version is
+// not a version (an escaped quote, a line break, a space) leaves the
+// version unknown and says what the file names, instead of passing it on.
+func TestParseBuildNotAVersion(t *testing.T) {
+	for _, text := range []string{
+		`<project><parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2&quot;5</version></parent></project>`,
+		"<project><parent><artifactId>spring-boot-starter-parent</artifactId><version>3.2\n.5</version></parent></project>",
+		`<project><properties><spring-boot.version>3.2 5</spring-boot.version></properties></project>`,
+		`<project><properties><v>3.2'5</v></properties><dependencyManagement><dependencies><dependency><artifactId>spring-boot-dependencies</artifactId><version>${v}</version></dependency></dependencies></dependencyManagement></project>`,
+	} {
+		b := ParseBuild("pom.xml", []byte(text))
+		if b.SpringBootVersion != "" {
+			t.Errorf("%s: version %q, want none", text, b.SpringBootVersion)
+		}
+		if len(b.Notes) != 1 || !strings.Contains(b.Notes[0], "which is not a version") {
+			t.Errorf("%s: notes %q, want one saying it is not a version", text, b.Notes)
+		}
+	}
+	if b := ParseBuild("pom.xml", []byte(`<project><parent><artifactId>spring-boot-starter-parent</artifactId><version>3.4.0-M1</version></parent></project>`)); b.SpringBootVersion != "3.4.0-M1" || len(b.Notes) != 0 {
+		t.Errorf("milestone version: %q %q", b.SpringBootVersion, b.Notes)
+	}
 }
