@@ -58,10 +58,10 @@ func loadSpring(path string, data []byte, format Format, opts Options) (*Setting
 			return nil, err
 		}
 		notes = append(notes, build.Notes...)
+		// ParseBuild keeps only a version that reads as one (its note
+		// says what else the file named).
 		if v := build.SpringBootVersion; v != "" {
-			if _, ok := parseVersion(v); !ok {
-				notes = append(notes, fmt.Sprintf("%s names Spring Boot %q, not a version poolsim reads", build.File, v))
-			} else if opts.SpringBootVersion == "" {
+			if opts.SpringBootVersion == "" {
 				opts.SpringBootVersion = v
 				notes = append(notes, fmt.Sprintf("Spring Boot %s, from %s", v, build.File))
 			} else if opts.SpringBootVersion != v {
