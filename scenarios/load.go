@@ -41,7 +41,50 @@ func (sc *Scenario) EditedText() ([]byte, error) {
 			return nil, err
 		}
 	}
+	keepBlockScalars(root)
 	return yaml.Marshal(root)
+}
+
+// keepBlockScalars gives every literal (|) or folded (>) scalar under n a
+// style the YAML encoder writes back to the same value. The encoder keeps
+// a scalar's style, but does not write every value in it faithfully: a
+// folded scalar with a more-indented line ("a\n b\n") comes back with an
+// extra blank line. Such a scalar is written literal, else double-quoted,
+// the style that always reads back the same.
+func keepBlockScalars(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		for !readsBack(n) {
+			if n.Style&yaml.FoldedStyle != 0 {
+				n.Style = n.Style&^yaml.FoldedStyle | yaml.LiteralStyle
+			} else {
+				n.Style = n.Style&^yaml.LiteralStyle | yaml.DoubleQuotedStyle
+				break
+			}
+		}
+	}
+	for _, c := range n.Content {
+		keepBlockScalars(c)
+	}
+}
+
+// readsBack reports whether the scalar n, written as a mapping's value,
+// reads back as the same value.
+func readsBack(n *yaml.Node) bool {
+	v := *n
+	v.Anchor, v.HeadComment, v.LineComment, v.FootComment = "", "", "", ""
+	out, err := yaml.Marshal(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "k"}, &v}})
+	if err != nil {
+		return false
+	}
+	var back map[string]yaml.Node
+	if err := yaml.Unmarshal(out, &back); err != nil {
+		return false
+	}
+	b, ok := back["k"]
+	return ok && b.Kind == yaml.ScalarNode && b.Value == n.Value
 }
 
 // Listing returns the scenario as given: the file's text, followed by the

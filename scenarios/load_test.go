@@ -138,6 +138,38 @@ func TestOverrideEqualsEdit(t *testing.T) {
 	}
 }
 
+// TestEditedTextKeepsBlockScalars: the edited text of a scenario with
+// --set overrides reads back the same description whatever block scalar
+// gave it, including a folded one with a more-indented line, which the
+// YAML encoder writes back with an extra blank line in folded style
+// (CI's fuzzing found it).
+func TestEditedTextKeepsBlockScalars(t *testing.T) {
+	for _, desc := range []string{
+		"description: >\n  a\n   b\n",       // "a\n b\n": more indented
+		"description: >\n  a\n  b\n\n  c\n", // "a b\nc\n": folded as it should
+		"description: |\n  a\n   b\n",       // literal
+		"description: >-\n  x\n\n   y\n  z\n",
+		"description: |+\n  keep\n\n",
+		"description: >\n  a \n   b \n  c\n",
+	} {
+		a, err := Parse([]byte(desc+minimal), "s.yaml", []string{"pool.core=7"})
+		if err != nil {
+			t.Fatalf("%q: %v", desc, err)
+		}
+		text, err := a.EditedText()
+		if err != nil {
+			t.Fatalf("%q: %v", desc, err)
+		}
+		b, err := Parse(text, "s.yaml", nil)
+		if err != nil {
+			t.Fatalf("%q: edited text %q: %v", desc, text, err)
+		}
+		if a.Description != b.Description || b.Pool.Config.Core != 7 {
+			t.Errorf("%q: description %q, edited text %q reads %q (core %d)", desc, a.Description, text, b.Description, b.Pool.Config.Core)
+		}
+	}
+}
+
 // TestBundledScenariosLoad: every example in scenarios/examples loads.
 func TestBundledScenariosLoad(t *testing.T) {
 	files, _ := filepath.Glob("examples/*.yaml")
