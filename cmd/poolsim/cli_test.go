@@ -178,6 +178,38 @@ func TestSetValueWithCommas(t *testing.T) {
 // TestFromDataSource: --from reads spring.datasource.hikari.* onto the
 // scenario's hikari resource (--set still wins), says so in its
 // description, and notes a DataSource that the scenario's tasks never use.
+// TestFromPrintsReadingNotes: what reading --from noted itself — the
+// Spring Boot version taken from the project's pom.xml, or why a version
+// there was left out — is printed with the keys found, so that the user
+// sees which version's defaults the answer rests on.
+func TestFromPrintsReadingNotes(t *testing.T) {
+	for _, tc := range []struct{ version, want string }{
+		{"2.7.18", "  note     Spring Boot 2.7.18, from "},
+		{"2.7&quot;18", `names Spring Boot version "2.7\"18", which is not a version`},
+	} {
+		dir := t.TempDir()
+		res := filepath.Join(dir, "src", "main", "resources")
+		if err := os.MkdirAll(res, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		pom := "<project><parent><artifactId>spring-boot-starter-parent</artifactId><version>" + tc.version + "</version></parent></project>"
+		props := filepath.Join(res, "application.properties")
+		if err := os.WriteFile(filepath.Join(dir, "pom.xml"), []byte(pom), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(props, []byte("server.tomcat.threads.max=50\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run(t, "run", writeScenario(t, small), "--from", props, "--out", filepath.Join(dir, "out"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.version, code, stderr)
+		}
+		if !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s: the description lacks %q:\n%s", tc.version, tc.want, stdout)
+		}
+	}
+}
+
 func TestFromDataSource(t *testing.T) {
 	dir := t.TempDir()
 	props := filepath.Join(dir, "application.properties")

@@ -127,6 +127,9 @@ type importedPool struct {
 	// ds is the DataSource the configuration has (nil: none), applied to
 	// the scenario's hikari resource by dataSourceSets.
 	ds *importconf.DataSource
+	// notes are what the reading itself noted (the profile files and build
+	// file read, the Spring Boot version taken from it, documents skipped).
+	notes []string
 }
 
 // importPool reads --from and picks the pool named by --pool (or the only
@@ -181,7 +184,7 @@ func importPool(c *cli.Context) (*importedPool, error) {
 	if err := warn(c, append(append([]importconf.Warning(nil), st.Warnings...), pick.Warnings...)); err != nil {
 		return nil, err
 	}
-	ip := &importedPool{pool: *pick, sets: poolSets(*pick)}
+	ip := &importedPool{pool: *pick, sets: poolSets(*pick), notes: st.Notes}
 	if len(st.DataSources) > 0 {
 		ip.ds = &st.DataSources[0]
 	}
@@ -309,7 +312,7 @@ func (ip *importedPool) describe(w io.Writer) {
 	for _, ig := range p.Ignored {
 		fmt.Fprintf(w, "  ignored  %s = %s (%s:%d): %s\n", ig.Key, ig.Value, ig.File, ig.Line, ig.Reason)
 	}
-	for _, n := range p.Notes {
+	for _, n := range slices.Concat(ip.notes, p.Notes) {
 		fmt.Fprintf(w, "  note     %s\n", n)
 	}
 	if ds := ip.ds; ds != nil {
